@@ -1,0 +1,20 @@
+# `cmake --install` puts the libraries, the public headers, `rl` and a CMake package
+# config (find_package(RecordLayer)) under the prefix.
+include(CMakePackageConfigHelpers)
+
+install(TARGETS rl_fdb EXPORT RecordLayerTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS rl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+set(RL_CONFIG_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/RecordLayer)
+install(EXPORT RecordLayerTargets NAMESPACE RecordLayer:: DESTINATION ${RL_CONFIG_DIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/RecordLayerConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/RecordLayerConfig.cmake
+                              INSTALL_DESTINATION ${RL_CONFIG_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/RecordLayerConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/RecordLayerConfig.cmake
+              ${PROJECT_BINARY_DIR}/RecordLayerConfigVersion.cmake
+        DESTINATION ${RL_CONFIG_DIR})

@@ -1,0 +1,11 @@
+// The subcommands of `rl`: each adds itself to the application.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace rl::cli {
+
+// `rl tuple pack|unpack`: FoundationDB's tuple encoding from the command line.
+void addTupleCommand(CLI::App& app);
+
+}  // namespace rl::cli

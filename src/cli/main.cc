@@ -1,0 +1,27 @@
+// `rl`: the RecordLayer for C++ command line.
+//
+// User errors (bad input, FoundationDB errors) print one line, "rl: error: ...", and exit
+// with status 1; usage errors exit as CLI11 decides (status 2 when no subcommand fits).
+#include <cstdio>
+#include <exception>
+
+#include <fmt/core.h>
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"rl: RecordLayer for C++ — a record store on FoundationDB semantics"};
+  app.require_subcommand(1);
+  rl::cli::addTupleCommand(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "rl: error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,18 @@
+// Runs the `rl` binary built by this tree and captures what it prints.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace rl::test {
+
+struct RunResult {
+  int exitCode = -1;  // the exit status, or -1 if `rl` did not exit normally
+  std::string out;
+  std::string err;
+};
+
+// Runs `rl args...` with no standard input.
+RunResult runRl(const std::vector<std::string>& args);
+
+}  // namespace rl::test
