@@ -145,13 +145,14 @@ class Tuple {
   // Appends every element of `other` (concatenation, not nesting).
   Tuple& appendAll(const Tuple& other);
 
-  size_t size() const { return elements_.size(); }
-  bool empty() const { return elements_.empty(); }
+  // (Bodies after TupleElement: vector members need the complete element type.)
+  size_t size() const;
+  bool empty() const;
   // Throws fdb::Error 2251 invalid_tuple_index when `index` is out of range.
   const TupleElement& at(size_t index) const;
-  const TupleElement& operator[](size_t index) const { return elements_[index]; }
-  std::vector<TupleElement>::const_iterator begin() const { return elements_.begin(); }
-  std::vector<TupleElement>::const_iterator end() const { return elements_.end(); }
+  const TupleElement& operator[](size_t index) const;
+  std::vector<TupleElement>::const_iterator begin() const;
+  std::vector<TupleElement>::const_iterator end() const;
   const std::vector<TupleElement>& elements() const { return elements_; }
 
   // Typed access by index: at(index).asX().
@@ -245,5 +246,11 @@ class TupleElement {
  private:
   Value value_;  // an integer is int64_t when it fits, BigInt only when it does not
 };
+
+inline size_t Tuple::size() const { return elements_.size(); }
+inline bool Tuple::empty() const { return elements_.empty(); }
+inline const TupleElement& Tuple::operator[](size_t index) const { return elements_[index]; }
+inline std::vector<TupleElement>::const_iterator Tuple::begin() const { return elements_.begin(); }
+inline std::vector<TupleElement>::const_iterator Tuple::end() const { return elements_.end(); }
 
 }  // namespace fdb

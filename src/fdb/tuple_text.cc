@@ -20,7 +20,8 @@
 namespace fdb {
 namespace {
 
-// Deeper nesting is refused so that the recursive parser cannot overflow the stack.
+// At most this many tuples nest inside the outermost one, as in Tuple::unpack; deeper
+// nesting is refused so that the recursive parser cannot overflow the stack.
 constexpr size_t kMaxNestingDepth = 1000;
 
 // The largest integer magnitude the tuple layer encodes, in bytes (codes 0x0b and 0x1d);
@@ -93,11 +94,26 @@ void formatString(std::string& out, std::string_view text) {
   while (i < text.size()) {
     auto byte = static_cast<unsigned char>(text[i]);
     switch (byte) {
-      case '\\': out += "\\\\"; ++i; continue;
-      case '"': out += "\\\""; ++i; continue;
-      case '\n': out += "\\n"; ++i; continue;
-      case '\t': out += "\\t"; ++i; continue;
-      case '\r': out += "\\r"; ++i; continue;
+      case '\\':
+        out += "\\\\";
+        ++i;
+        continue;
+      case '"':
+        out += "\\\"";
+        ++i;
+        continue;
+      case '\n':
+        out += "\\n";
+        ++i;
+        continue;
+      case '\t':
+        out += "\\t";
+        ++i;
+        continue;
+      case '\r':
+        out += "\\r";
+        ++i;
+        continue;
       default: break;
     }
     if (byte < 0x20 || byte == 0x7f) {
@@ -182,11 +198,10 @@ void formatElementInto(std::string& out, const TupleElement& element) {
             out += "vs()";
           } else {
             const auto& version = value.transactionVersion();
-            out += fmt::format(
-                "vs({}, {})",
-                toHex(std::string_view(reinterpret_cast<const char*>(version.data()),
-                                       version.size())),
-                value.userVersion());
+            out += fmt::format("vs({}, {})",
+                               toHex(std::string_view(reinterpret_cast<const char*>(version.data()),
+                                                      version.size())),
+                               value.userVersion());
           }
         }
       },
@@ -211,7 +226,7 @@ void formatTupleInto(std::string& out, const Tuple& tuple) {
 struct NumberToken {
   enum class Kind { kInteger, kDecimal, kNan, kInf };
 
-  size_t start = 0;   // offset of the sign or first character
+  size_t start = 0;  // offset of the sign or first character
   bool negative = false;
   std::string_view text;  // the whole token, sign included
   std::string_view body;  // the token without its sign
@@ -229,7 +244,7 @@ class Parser {
     if (!lookingAt('(')) {
       fail(fmt::format("expected '(' to start a tuple, found {}", describeHere()));
     }
-    Tuple tuple = parseTupleLiteral(1);
+    Tuple tuple = parseTupleLiteral(/*depth=*/0);
     skipWhitespace();
     if (!atEnd()) fail("unexpected text after the tuple");
     return tuple;
@@ -282,7 +297,7 @@ class Parser {
     ++pos_;
   }
 
-  // REQUIRES: the current character is '('.
+  // REQUIRES: the current character is '('. `depth` counts the tuples around this one.
   Tuple parseTupleLiteral(size_t depth) {
     size_t open = pos_;
     if (depth > kMaxNestingDepth) {
@@ -436,8 +451,8 @@ class Parser {
 
     // Beyond int64_t. The digit count check keeps BigInt::parse (quadratic) away from
     // absurdly long inputs; the tuple layer cannot encode those anyway.
-    size_t significantDigits = token.body.size() - std::min(token.body.find_first_not_of('0'),
-                                                            token.body.size());
+    size_t significantDigits =
+        token.body.size() - std::min(token.body.find_first_not_of('0'), token.body.size());
     std::optional<BigInt> big;
     if (significantDigits <= kMaxIntegerDigits) {
       try {
@@ -557,8 +572,9 @@ class Parser {
         return out;
       }
       if (c == '\n' || c == '\r') {
-        failAt(open, "unterminated string literal: it reaches the end of the line "
-                     "(write a line break as \\n)");
+        failAt(open,
+               "unterminated string literal: it reaches the end of the line "
+               "(write a line break as \\n)");
       }
       if (c == '\\') {
         parseEscape(out, bytes, open);
@@ -580,27 +596,17 @@ class Parser {
     switch (c) {
       case '\\':
       case '"':
-      case '\'':
-        out.push_back(c);
-        return;
-      case 'n':
-        out.push_back('\n');
-        return;
-      case 't':
-        out.push_back('\t');
-        return;
-      case 'r':
-        out.push_back('\r');
-        return;
+      case '\'': out.push_back(c); return;
+      case 'n': out.push_back('\n'); return;
+      case 't': out.push_back('\t'); return;
+      case 'r': out.push_back('\r'); return;
       case '0':
         if (!atEnd() && text_[pos_] >= '0' && text_[pos_] <= '7') {
           failAt(start, "octal escapes are not supported: write \\xNN (\\0 alone is a zero byte)");
         }
         out.push_back('\0');
         return;
-      case 'x':
-        out.push_back(static_cast<char>(parseHexEscapeDigits(2, start)));
-        return;
+      case 'x': out.push_back(static_cast<char>(parseHexEscapeDigits(2, start))); return;
       case 'u':
       case 'U':
         if (!bytes) {
@@ -610,8 +616,7 @@ class Parser {
         failAt(start, fmt::format("'\\{}' is not a valid escape in a byte string: write the "
                                   "UTF-8 bytes as \\xNN",
                                   c));
-      default:
-        break;
+      default: break;
     }
     auto byte = static_cast<unsigned char>(c);
     if (byte > 0x20 && byte < 0x7f) {
