@@ -19,7 +19,7 @@
 
 namespace fdb {
 
-// A syntax error: what() says what is wrong; position() is the 0-based character offset
+// A syntax error: what() says what is wrong; position() is the 0-based byte offset
 // in the input where it was found.
 class TupleSyntaxError : public std::invalid_argument {
  public:

@@ -1,6 +1,7 @@
 // `rl tuple pack '<tuple>'` prints the packed encoding as lowercase hex;
 // `rl tuple pack --versionstamp '<tuple>'` prints what packWithVersionstamp returns;
 // `rl tuple unpack <hex>` prints the tuple in the text syntax of docs/tuple.md.
+#include <algorithm>
 #include <string>
 
 #include <fmt/core.h>
@@ -19,9 +20,13 @@ fdb::Tuple parseArgument(const std::string& text) {
   try {
     return fdb::parseTuple(text);
   } catch (const fdb::TupleSyntaxError& e) {
-    std::string message = fmt::format("bad tuple at character {}: {}", e.position() + 1, e.what());
+    // The error's position is a byte offset; the user counts characters (UTF-8 code points).
+    size_t column =
+        1 + std::count_if(text.begin(), text.begin() + std::min(e.position(), text.size()),
+                          [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; });
+    std::string message = fmt::format("bad tuple at character {}: {}", column, e.what());
     if (text.find('\n') == std::string::npos) {
-      message += fmt::format("\n  {}\n  {:>{}}", text, "^", e.position() + 1);
+      message += fmt::format("\n  {}\n  {:>{}}", text, "^", column);
     }
     throw std::invalid_argument(message);
   }

@@ -53,6 +53,13 @@ TEST(RlTuple, BadTupleSaysWhatAndWhere) {
   EXPECT_NE(r.err.find("\n  (\"a\", 1 2)\n          ^"), std::string::npos) << r.err;
 }
 
+TEST(RlTuple, ErrorColumnCountsCharactersNotBytes) {
+  RunResult r = runRl({"tuple", "pack", "(\"\xc3\xa9\xc3\xa9\" 1)"});  // ("éé" 1)
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("bad tuple at character 7"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\n        ^"), std::string::npos) << r.err;
+}
+
 TEST(RlTuple, BadHexSaysWhere) {
   RunResult r = runRl({"tuple", "unpack", "15zz"});
   EXPECT_EQ(r.exitCode, 1);
