@@ -156,7 +156,7 @@ class Encoder {
   // A magnitude that fits in eight bytes: code 0x14 +/- n and n bytes, one's complement
   // of the magnitude for negative numbers.
   void encodeSmallInteger(bool negative, uint64_t magnitude) {
-    int n = (std::bit_width(magnitude) + 7) / 8;
+    int n = static_cast<int>((std::bit_width(magnitude) + 7) / 8);
     out_.push_back(static_cast<char>(negative ? kIntZeroCode - n : kIntZeroCode + n));
     uint64_t bits = negative ? ~magnitude : magnitude;
     for (int shift = (n - 1) * 8; shift >= 0; shift -= 8) {
