@@ -1,0 +1,67 @@
+// fdb::Database — a handle to a database, opened from an address.
+//
+// Addresses (one grammar everywhere: API, `rl --db`, the C ABI's cluster file):
+//   memory:         a fresh private in-memory database (the embedded engine)
+//   memory:<name>   an in-memory database shared by name within this process; it lives
+//                   while any handle to it is open
+// (file:<dir> and fdb:<cluster file> come with the durable store and the FoundationDB
+// backend.)
+//
+//   fdb::Database db = fdb::Database::open("memory:");
+//   db.run([](fdb::Transaction& tr) { tr.set("hello", "world"); });
+//   std::optional<fdb::Bytes> v =
+//       db.run([](fdb::Transaction& tr) { return tr.get("hello").get(); });
+//
+// Thread-safety: a Database may be used from any number of threads; copies share the
+// database.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <type_traits>
+
+#include "fdb/error.h"
+#include "fdb/transaction.h"
+
+namespace fdb {
+
+class DatabaseBackend;
+
+class Database {
+ public:
+  // Throws fdb::Error 2000 (client_invalid_operation) for an address it cannot open.
+  static Database open(std::string_view address);
+  explicit Database(std::shared_ptr<DatabaseBackend> backend);
+
+  Transaction createTransaction();
+
+  // The retry loop: runs fn(tr), commits, and on an fdb::Error retries exactly what
+  // onError retries. Returns what fn returns; throws the first error onError does not
+  // retry.
+  template <typename F>
+  std::invoke_result_t<F, Transaction&> run(F&& fn) {
+    Transaction tr = createTransaction();
+    while (true) {
+      try {
+        if constexpr (std::is_void_v<std::invoke_result_t<F, Transaction&>>) {
+          fn(tr);
+          tr.commit().get();
+          return;
+        } else {
+          auto result = fn(tr);
+          tr.commit().get();
+          return result;
+        }
+      } catch (const Error& e) {
+        tr.onError(e).get();
+      }
+    }
+  }
+
+  const std::shared_ptr<DatabaseBackend>& backend() const { return backend_; }
+
+ private:
+  std::shared_ptr<DatabaseBackend> backend_;
+};
+
+}  // namespace fdb

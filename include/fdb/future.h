@@ -1,0 +1,168 @@
+// fdb::Future<T> — the result of an operation that may complete later.
+//
+// Every read of the client API returns a Future. get() blocks until the result is there
+// and returns it, or throws the operation's fdb::Error. Pipelining is issuing several
+// operations before waiting on the first. On the in-memory engine a read completes on the
+// caller's thread, so its future is born ready.
+//
+//   fdb::Future<std::optional<fdb::Bytes>> a = tr.get("a");
+//   fdb::Future<std::optional<fdb::Bytes>> b = tr.get("b");   // issued before a is waited on
+//   if (a.get() && b.get()) { ... }
+//
+// Thread-safety: a Future may be copied and its copies used from several threads; get()
+// and isReady() may be called any number of times. Callbacks run exactly once: at once,
+// on the calling thread, if the future is already ready, otherwise on the thread that
+// completes it.
+#pragma once
+
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "fdb/error.h"
+
+namespace fdb {
+
+namespace detail {
+
+struct NotReady {};
+struct Done {};  // the value of a completed Future<void>
+
+template <typename T>
+using StoredType = std::conditional_t<std::is_void_v<T>, Done, T>;
+
+template <typename T>
+class FutureState {
+ public:
+  using Stored = StoredType<T>;
+
+  void complete(std::variant<NotReady, Stored, Error> outcome) {
+    std::vector<std::function<void()>> callbacks;
+    {
+      std::lock_guard lock(mutex_);
+      if (ready_) return;  // the first completion wins
+      outcome_ = std::move(outcome);
+      ready_ = true;
+      callbacks.swap(callbacks_);
+    }
+    ready_cv_.notify_all();
+    for (auto& callback : callbacks) callback();
+  }
+
+  bool isReady() const {
+    std::lock_guard lock(mutex_);
+    return ready_;
+  }
+
+  const std::variant<NotReady, Stored, Error>& wait() const {
+    std::unique_lock lock(mutex_);
+    ready_cv_.wait(lock, [&] { return ready_; });
+    return outcome_;
+  }
+
+  void onReady(std::function<void()> callback) {
+    {
+      std::lock_guard lock(mutex_);
+      if (!ready_) {
+        callbacks_.push_back(std::move(callback));
+        return;
+      }
+    }
+    callback();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::condition_variable ready_cv_;
+  bool ready_ = false;
+  std::variant<NotReady, Stored, Error> outcome_;
+  std::vector<std::function<void()>> callbacks_;
+};
+
+}  // namespace detail
+
+template <typename T>
+class Promise;
+
+template <typename T>
+class Future {
+ public:
+  // A future that is already ready with `value` (for Future<void>: ready()).
+  template <typename U = T>
+  requires(!std::is_void_v<U>) static Future ready(U value) {
+    Future f;
+    f.state_->complete(detail::StoredType<T>(std::move(value)));
+    return f;
+  }
+  template <typename U = T>
+  requires std::is_void_v<U>
+  static Future ready() {
+    Future f;
+    f.state_->complete(detail::Done{});
+    return f;
+  }
+  // A future that is already ready with `error`.
+  static Future failed(Error error) {
+    Future f;
+    f.state_->complete(std::move(error));
+    return f;
+  }
+
+  // Blocks until ready; returns the value or throws the fdb::Error.
+  T get() const {
+    const auto& outcome = state_->wait();
+    if (const Error* error = std::get_if<Error>(&outcome)) throw *error;
+    if constexpr (!std::is_void_v<T>) return std::get<1>(outcome);
+  }
+
+  bool isReady() const { return state_->isReady(); }
+
+  // The error of a ready, failed future; nullopt while pending or on success.
+  std::optional<Error> error() const {
+    if (!isReady()) return std::nullopt;
+    const auto& outcome = state_->wait();
+    if (const Error* error = std::get_if<Error>(&outcome)) return *error;
+    return std::nullopt;
+  }
+
+  // Runs `callback` once the future is ready (see the thread-safety note above).
+  void onReady(std::function<void()> callback) const { state_->onReady(std::move(callback)); }
+
+ private:
+  friend class Promise<T>;
+  Future() : state_(std::make_shared<detail::FutureState<T>>()) {}
+  explicit Future(std::shared_ptr<detail::FutureState<T>> state) : state_(std::move(state)) {}
+
+  std::shared_ptr<detail::FutureState<T>> state_;
+};
+
+// The producing side of a Future, for operations that complete later (timers, other
+// threads). Completing twice keeps the first outcome.
+template <typename T>
+class Promise {
+ public:
+  Promise() : state_(std::make_shared<detail::FutureState<T>>()) {}
+
+  Future<T> future() const { return Future<T>(state_); }
+
+  template <typename U = T>
+  requires(!std::is_void_v<U>) void setValue(U value) {
+    state_->complete(detail::StoredType<T>(std::move(value)));
+  }
+  template <typename U = T>
+  requires std::is_void_v<U>
+  void setValue() { state_->complete(detail::Done{}); }
+  void setError(Error error) { state_->complete(std::move(error)); }
+
+ private:
+  std::shared_ptr<detail::FutureState<T>> state_;
+};
+
+}  // namespace fdb

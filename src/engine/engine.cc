@@ -1,0 +1,168 @@
+#include "engine/engine.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "engine/atomic.h"
+#include "fdb/error.h"
+
+namespace fdb::engine {
+namespace {
+
+// The first version a new database reports (FoundationDB's are large too; any positive
+// start works).
+constexpr int64_t kInitialVersion = 100 * kVersionsPerSecond;
+// How often (in commits) the resolver's history drops versions past the window.
+constexpr int64_t kHistoryCleanupInterval = 1024;
+
+// The operand of a versionstamped operation with the 10-byte versionstamp of `version` put
+// at the offset its last four bytes name (little-endian), and those four bytes dropped.
+// The transaction validated the offset.
+Bytes placeVersionstamp(std::string_view operand, int64_t version) {
+  size_t offset = 0;
+  for (int i = 3; i >= 0; --i) {
+    offset =
+        offset << 8 | static_cast<uint8_t>(operand[operand.size() - 4 + static_cast<size_t>(i)]);
+  }
+  Bytes out(operand.substr(0, operand.size() - 4));
+  for (int i = 0; i < 8; ++i) {  // commit version, big-endian
+    out[offset + static_cast<size_t>(i)] = static_cast<char>((version >> (56 - 8 * i)) & 0xff);
+  }
+  out[offset + 8] = 0;  // batch order, big-endian: one transaction per commit batch here
+  out[offset + 9] = 0;
+  return out;
+}
+
+}  // namespace
+
+Engine::Engine(std::shared_ptr<VersionClock> clock)
+    : clock_(std::move(clock)), latestCommitted_(0), minNextCommit_(0) {
+  latestCommitted_ = wallVersion();
+  minNextCommit_ = latestCommitted_ + 1;
+}
+
+int64_t Engine::wallVersion() const { return kInitialVersion + clock_->nowMicros(); }
+
+int64_t Engine::currentVersionLocked() const {
+  return std::max(latestCommitted_.load(), wallVersion());
+}
+
+void Engine::raiseMinNextCommit(int64_t version) {
+  int64_t next = version + 1;
+  int64_t seen = minNextCommit_.load();
+  while (seen < next && !minNextCommit_.compare_exchange_weak(seen, next)) {
+  }
+}
+
+int64_t Engine::getReadVersion() {
+  std::shared_lock lock(mutex_);
+  int64_t version = currentVersionLocked();
+  raiseMinNextCommit(version);
+  return version;
+}
+
+Engine::Reader Engine::read(int64_t version) {
+  if (version <= 0) {
+    throw Error(errors::kTransactionTooOld,
+                fmt::format("read version {} is not positive", version));
+  }
+  int64_t waitedMicros = 0;
+  while (true) {
+    std::shared_lock lock(mutex_);
+    int64_t current = currentVersionLocked();
+    if (version <= current) {
+      if (version < current - kMvccWindowVersions) {
+        throw Error(errors::kTransactionTooOld,
+                    fmt::format("read version {} is older than the MVCC window (current {})",
+                                version, current));
+      }
+      raiseMinNextCommit(version);
+      return Reader(std::move(lock), &store_, version);
+    }
+    // Versions advance with wall time: wait for this one, as a storage server would.
+    if (waitedMicros >= kFutureVersionWaitMicros) {
+      throw Error(
+          errors::kFutureVersion,
+          fmt::format("read version {} is ahead of the database (current {})", version, current));
+    }
+    lock.unlock();
+    int64_t step = std::min(version - current, kFutureVersionWaitMicros - waitedMicros);
+    clock_->sleepMicros(step);
+    waitedMicros += step;
+  }
+}
+
+void Engine::apply(const Mutation& mutation, int64_t version) {
+  switch (mutation.kind) {
+    case Mutation::Kind::kSet: store_.set(mutation.key, mutation.param, version); break;
+    case Mutation::Kind::kClearRange:
+      store_.clearRange(mutation.key, mutation.param, version);
+      break;
+    case Mutation::Kind::kAtomic: {
+      if (mutation.atomicType == MutationType::kSetVersionstampedKey) {
+        store_.set(placeVersionstamp(mutation.key, version), mutation.param, version);
+        break;
+      }
+      if (mutation.atomicType == MutationType::kSetVersionstampedValue) {
+        store_.set(mutation.key, placeVersionstamp(mutation.param, version), version);
+        break;
+      }
+      // Evaluated against the value as of this commit, earlier mutations included.
+      std::optional<Bytes> result =
+          applyAtomicOp(mutation.atomicType, store_.get(mutation.key, version), mutation.param);
+      if (result) {
+        store_.set(mutation.key, *result, version);
+      } else {
+        store_.clear(mutation.key, version);
+      }
+      break;
+    }
+  }
+}
+
+int64_t Engine::commit(const CommitRequest& request) {
+  std::unique_lock lock(mutex_);
+  int64_t version = std::max({minNextCommit_.load(), latestCommitted_.load() + 1, wallVersion()});
+  // Every commit that reaches the engine carries read conflict ranges, if only the
+  // client's self-conflict key (spec §2.6 step 4), so the age rule always applies.
+  if (request.readVersion < version - kMvccWindowVersions) {
+    throw Error(errors::kTransactionTooOld,
+                fmt::format("read version {} is more than {} versions older than commit version {}",
+                            request.readVersion, kMvccWindowVersions, version));
+  }
+  for (const KeyRange& range : request.readConflicts) {
+    if (history_.conflicts(range.begin, range.end, request.readVersion)) {
+      ++conflicts_;
+      throw Error(errors::kNotCommitted,
+                  fmt::format("a write committed after read version {} intersects [{}, {})",
+                              request.readVersion, printable(range.begin), printable(range.end)));
+    }
+  }
+  for (const Mutation& mutation : request.mutations) apply(mutation, version);
+  for (const KeyRange& range : request.writeConflicts)
+    history_.add(range.begin, range.end, version);
+  latestCommitted_ = version;
+  minNextCommit_ = std::max(minNextCommit_.load(), version + 1);
+  ++commits_;
+  collectGarbageLocked(version);
+  return version;
+}
+
+void Engine::collectGarbageLocked(int64_t version) {
+  int64_t horizon = version - kMvccWindowVersions;
+  store_.collectGarbage(horizon);
+  if (commits_ - lastHistoryCleanup_ >= kHistoryCleanupInterval) {
+    history_.forgetUpTo(horizon);
+    lastHistoryCleanup_ = commits_;
+  }
+}
+
+EngineStats Engine::stats() const {
+  std::shared_lock lock(mutex_);
+  return EngineStats{commits_, conflicts_, store_.keyCount(), store_.entryCount(),
+                     history_.boundaryCount()};
+}
+
+}  // namespace fdb::engine

@@ -1,0 +1,30 @@
+#include "engine/memory_database.h"
+
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "engine/engine_transaction.h"
+
+namespace fdb::engine {
+
+std::shared_ptr<TransactionBackend> MemoryDatabase::createTransaction() {
+  return std::make_shared<EngineTransaction>(engine_);
+}
+
+std::shared_ptr<DatabaseBackend> openMemoryDatabase(std::string_view name) {
+  if (name.empty()) return std::make_shared<MemoryDatabase>(std::make_shared<Engine>());
+  static std::mutex registryMutex;
+  static std::map<std::string, std::weak_ptr<Engine>, std::less<>> registry;
+  std::lock_guard lock(registryMutex);
+  std::shared_ptr<Engine> engine;
+  auto it = registry.find(name);
+  if (it != registry.end()) engine = it->second.lock();
+  if (!engine) {
+    engine = std::make_shared<Engine>();
+    registry.insert_or_assign(std::string(name), engine);
+  }
+  return std::make_shared<MemoryDatabase>(engine);
+}
+
+}  // namespace fdb::engine

@@ -1,0 +1,26 @@
+// The in-memory database behind the addresses memory: and memory:<name>.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "engine/engine.h"
+#include "fdb/backend.h"
+
+namespace fdb::engine {
+
+class MemoryDatabase final : public DatabaseBackend {
+ public:
+  explicit MemoryDatabase(std::shared_ptr<Engine> engine) : engine_(std::move(engine)) {}
+  std::shared_ptr<TransactionBackend> createTransaction() override;
+  const std::shared_ptr<Engine>& engine() const { return engine_; }
+
+ private:
+  std::shared_ptr<Engine> engine_;
+};
+
+// `name` empty: a fresh private database. Otherwise the database of that name in this
+// process, created on first use and kept while any handle to it is open.
+std::shared_ptr<DatabaseBackend> openMemoryDatabase(std::string_view name);
+
+}  // namespace fdb::engine

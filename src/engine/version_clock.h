@@ -1,0 +1,47 @@
+// The source of wall time for versions: FoundationDB's versions advance about 1,000,000 a
+// second. The engine reads microseconds from a VersionClock; tests substitute a manual one
+// to move time without waiting.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+
+namespace fdb::engine {
+
+inline constexpr int64_t kVersionsPerSecond = 1000000;
+// MAX_READ_TRANSACTION_LIFE_VERSIONS / MAX_WRITE_TRANSACTION_LIFE_VERSIONS.
+inline constexpr int64_t kMvccWindowVersions = 5000000;
+// How long a read at a future version waits for the database to reach it (FUTURE_VERSION_DELAY).
+inline constexpr int64_t kFutureVersionWaitMicros = 1000000;
+
+class VersionClock {
+ public:
+  virtual ~VersionClock() = default;
+  // Microseconds since an arbitrary origin; never decreases.
+  virtual int64_t nowMicros() const = 0;
+  // Waits `micros` of this clock's time (a manual clock just advances).
+  virtual void sleepMicros(int64_t micros) = 0;
+};
+
+class SteadyVersionClock final : public VersionClock {
+ public:
+  int64_t nowMicros() const override;
+  void sleepMicros(int64_t micros) override;
+
+ private:
+  std::chrono::steady_clock::time_point origin_ = std::chrono::steady_clock::now();
+};
+
+// Time that moves only when told to (and by sleepMicros): for tests.
+class ManualVersionClock final : public VersionClock {
+ public:
+  int64_t nowMicros() const override { return now_.load(); }
+  void sleepMicros(int64_t micros) override { advanceMicros(micros); }
+  void advanceMicros(int64_t micros) { now_.fetch_add(micros); }
+
+ private:
+  std::atomic<int64_t> now_{0};
+};
+
+}  // namespace fdb::engine

@@ -1,0 +1,22 @@
+#include "fdb/database.h"
+
+#include <fmt/format.h>
+
+#include "engine/memory_database.h"
+#include "fdb/backend.h"
+
+namespace fdb {
+
+Database Database::open(std::string_view address) {
+  if (address.starts_with("memory:")) {
+    return Database(engine::openMemoryDatabase(address.substr(std::string_view("memory:").size())));
+  }
+  throw Error(errors::kClientInvalidOperation,
+              fmt::format("cannot open '{}': addresses are memory: or memory:<name>", address));
+}
+
+Database::Database(std::shared_ptr<DatabaseBackend> backend) : backend_(std::move(backend)) {}
+
+Transaction Database::createTransaction() { return Transaction(backend_->createTransaction()); }
+
+}  // namespace fdb

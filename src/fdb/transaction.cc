@@ -1,0 +1,110 @@
+#include "fdb/transaction.h"
+
+#include "fdb/backend.h"
+
+namespace fdb {
+namespace {
+
+KeySelector beginOf(const KeyRange& range) { return KeySelector::firstGreaterOrEqual(range.begin); }
+KeySelector endOf(const KeyRange& range) { return KeySelector::firstGreaterOrEqual(range.end); }
+
+// Reads every row of `range` batch by batch, as the bindings iterate (spec §3.2 step 5):
+// each next batch starts after the last row and asks for the rows still wanted.
+std::vector<KeyValue> readAll(TransactionBackend& backend, const KeyRange& range, int limit,
+                              bool reverse, bool snapshot) {
+  std::vector<KeyValue> rows;
+  KeySelector begin = beginOf(range);
+  KeySelector end = endOf(range);
+  RangeOptions options;
+  options.mode = limit > 0 ? StreamingMode::kExact : StreamingMode::kWantAll;
+  options.reverse = reverse;
+  while (true) {
+    options.limit = limit > 0 ? limit - static_cast<int>(rows.size()) : 0;
+    RangeResult batch = backend.getRange(begin, end, options, snapshot).get();
+    for (KeyValue& row : batch.rows) rows.push_back(std::move(row));
+    if (!batch.more || batch.rows.empty() ||
+        (limit > 0 && static_cast<int>(rows.size()) >= limit)) {
+      return rows;
+    }
+    if (reverse) {
+      end = KeySelector::firstGreaterOrEqual(rows.back().key);
+    } else {
+      begin = KeySelector::firstGreaterThan(rows.back().key);
+    }
+    ++options.iteration;
+  }
+}
+
+}  // namespace
+
+Future<std::optional<Bytes>> SnapshotReads::get(std::string_view key) const {
+  return backend_->get(key, true);
+}
+Future<Bytes> SnapshotReads::getKey(const KeySelector& selector) const {
+  return backend_->getKey(selector, true);
+}
+Future<RangeResult> SnapshotReads::getRange(const KeySelector& begin, const KeySelector& end,
+                                            const RangeOptions& options) const {
+  return backend_->getRange(begin, end, options, true);
+}
+Future<RangeResult> SnapshotReads::getRange(const KeyRange& range,
+                                            const RangeOptions& options) const {
+  return backend_->getRange(beginOf(range), endOf(range), options, true);
+}
+std::vector<KeyValue> SnapshotReads::getRangeAll(const KeyRange& range, int limit,
+                                                 bool reverse) const {
+  return readAll(*backend_, range, limit, reverse, true);
+}
+
+Transaction::Transaction(std::shared_ptr<TransactionBackend> backend)
+    : backend_(std::move(backend)) {}
+
+Future<int64_t> Transaction::getReadVersion() { return backend_->getReadVersion(); }
+void Transaction::setReadVersion(int64_t version) { backend_->setReadVersion(version); }
+Future<std::optional<Bytes>> Transaction::get(std::string_view key) {
+  return backend_->get(key, false);
+}
+Future<Bytes> Transaction::getKey(const KeySelector& selector) {
+  return backend_->getKey(selector, false);
+}
+Future<RangeResult> Transaction::getRange(const KeySelector& begin, const KeySelector& end,
+                                          const RangeOptions& options) {
+  return backend_->getRange(begin, end, options, false);
+}
+Future<RangeResult> Transaction::getRange(const KeyRange& range, const RangeOptions& options) {
+  return backend_->getRange(beginOf(range), endOf(range), options, false);
+}
+std::vector<KeyValue> Transaction::getRangeAll(const KeyRange& range, int limit, bool reverse) {
+  return readAll(*backend_, range, limit, reverse, false);
+}
+
+void Transaction::set(std::string_view key, std::string_view value) { backend_->set(key, value); }
+void Transaction::clear(std::string_view key) { backend_->clear(key); }
+void Transaction::clearRange(std::string_view begin, std::string_view end) {
+  backend_->clearRange(begin, end);
+}
+void Transaction::atomicOp(std::string_view key, std::string_view param, MutationType type) {
+  backend_->atomicOp(key, param, type);
+}
+
+void Transaction::addReadConflictRange(std::string_view begin, std::string_view end) {
+  backend_->addConflictRange(begin, end, ConflictRangeType::kRead);
+}
+void Transaction::addReadConflictKey(std::string_view key) {
+  backend_->addConflictRange(key, Bytes(key) + '\0', ConflictRangeType::kRead);
+}
+void Transaction::addWriteConflictRange(std::string_view begin, std::string_view end) {
+  backend_->addConflictRange(begin, end, ConflictRangeType::kWrite);
+}
+void Transaction::addWriteConflictKey(std::string_view key) {
+  backend_->addConflictRange(key, Bytes(key) + '\0', ConflictRangeType::kWrite);
+}
+
+Future<void> Transaction::commit() { return backend_->commit(); }
+int64_t Transaction::getCommittedVersion() { return backend_->getCommittedVersion(); }
+Future<int64_t> Transaction::getApproximateSize() { return backend_->getApproximateSize(); }
+Future<void> Transaction::onError(const Error& error) { return backend_->onError(error); }
+void Transaction::reset() { backend_->reset(); }
+void Transaction::cancel() { backend_->cancel(); }
+
+}  // namespace fdb

@@ -1,0 +1,57 @@
+#include "conformance/backends.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+namespace conformance {
+namespace {
+
+constexpr std::string_view kMemory = "memory:";
+
+std::string trim(std::string_view text) {
+  size_t begin = 0;
+  size_t end = text.size();
+  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+  return std::string(text.substr(begin, end - begin));
+}
+
+}  // namespace
+
+std::vector<std::string> backendAddresses() {
+  std::vector<std::string> addresses{std::string(kMemory)};
+  const char* extra = std::getenv("RL_CONFORMANCE_ADDRESSES");
+  if (extra == nullptr) return addresses;
+  std::string_view rest(extra);
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    std::string address = trim(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    if (address.empty()) continue;
+    if (std::find(addresses.begin(), addresses.end(), address) != addresses.end()) continue;
+    addresses.push_back(std::move(address));
+  }
+  return addresses;
+}
+
+std::string backendName(const testing::TestParamInfo<std::string>& info) {
+  if (info.param == kMemory) return "memory";
+  std::string name;
+  for (char c : info.param) {
+    name.push_back(std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  }
+  return name + "_" + std::to_string(info.index);
+}
+
+fdb::Database openEmptyDatabase(const std::string& address) {
+  fdb::Database db = fdb::Database::open(address);
+  // Only a bare "memory:" is a fresh private database; named memory databases, durable stores
+  // and real clusters may hold data from earlier tests.
+  if (address != kMemory) {
+    db.run([](fdb::Transaction& tr) { tr.clearRange("", "\xff"); });
+  }
+  return db;
+}
+
+}  // namespace conformance
