@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -85,9 +86,7 @@ Future<T> guarded(F&& body) {
 }  // namespace
 
 EngineTransaction::EngineTransaction(std::shared_ptr<Engine> engine)
-    : engine_(std::move(engine)),
-      backoffSeconds_(kInitialBackoffSeconds),
-      random_(std::random_device{}()) {}
+    : engine_(std::move(engine)), backoffSeconds_(kInitialBackoffSeconds) {}
 
 // ---- State machine ------------------------------------------------------------------
 
@@ -180,7 +179,9 @@ Future<void> EngineTransaction::onError(const Error& error) {
     case 1213:    // tag_throttled
     case 1079:    // blob_granule_request_failed
     case 1223: {  // proxy_tag_throttled
-      delaySeconds = backoffSeconds_ * std::uniform_real_distribution<double>(0, 1)(random_);
+      // One generator per thread: seeding one per transaction would cost more than a read.
+      thread_local std::mt19937_64 random(std::random_device{}());
+      delaySeconds = backoffSeconds_ * std::uniform_real_distribution<double>(0, 1)(random);
       double cap =
           (code == 1042 || code == 1078) ? kProxyMemoryMaxBackoffSeconds : kMaxRetryDelaySeconds;
       backoffSeconds_ = std::min(backoffSeconds_ * 2, cap);

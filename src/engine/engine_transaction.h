@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <random>
 #include <string_view>
 #include <vector>
 
@@ -85,7 +84,6 @@ class EngineTransaction final : public TransactionBackend {
   // Retry state: survives onError, not reset().
   int retries_ = 0;
   double backoffSeconds_;
-  std::mt19937_64 random_;
 };
 
 }  // namespace fdb::engine
