@@ -63,7 +63,8 @@ class WriteMap {
   // Written keys (set or atomic) in [from, bound), ascending / (bound, before) descending.
   template <typename Visit>  // Visit(const Bytes& key) -> bool (true: stop)
   void forEachPointFrom(std::string_view from, std::string_view bound, Visit visit) const {
-    for (auto it = points_.lower_bound(from); it != points_.end() && it->first < bound; ++it) {
+    for (auto it = points_.lower_bound(from);
+         it != points_.end() && std::string_view(it->first) < bound; ++it) {
       if (visit(it->first)) return;
     }
   }
@@ -72,7 +73,7 @@ class WriteMap {
     auto it = points_.lower_bound(before);
     while (it != points_.begin()) {
       --it;
-      if (it->first < bound) return;
+      if (std::string_view(it->first) < bound) return;
       if (visit(it->first)) return;
     }
   }
