@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "fdb/error.h"
+#include "fdb/options.h"
 #include "fdb/transaction.h"
 
 namespace fdb {
@@ -34,6 +35,12 @@ class Database {
   explicit Database(std::shared_ptr<DatabaseBackend> backend);
 
   Transaction createTransaction();
+
+  // Database options (include/fdb/options.h); the transaction defaults apply to
+  // transactions created, reset or retried afterwards.
+  void setOption(DatabaseOption option);
+  void setOption(DatabaseOption option, int64_t value);
+  void setOption(DatabaseOption option, std::string_view value);
 
   // The retry loop: runs fn(tr), commits, and on an fdb::Error retries exactly what
   // onError retries. Returns what fn returns; throws the first error onError does not

@@ -135,6 +135,10 @@ class Future {
   // Runs `callback` once the future is ready (see the thread-safety note above).
   void onReady(std::function<void()> callback) const { state_->onReady(std::move(callback)); }
 
+  // Cancels the operation: a pending future becomes ready with operation_cancelled (1101);
+  // a ready one is unaffected. Dropping every copy of a pending watch cancels it too.
+  void cancel() const { state_->complete(Error(1101)); }
+
  private:
   friend class Promise<T>;
   Future() : state_(std::make_shared<detail::FutureState<T>>()) {}
@@ -146,9 +150,16 @@ class Future {
 // The producing side of a Future, for operations that complete later (timers, other
 // threads). Completing twice keeps the first outcome.
 template <typename T>
+class WeakPromise;
+
+template <typename T>
 class Promise {
  public:
   Promise() : state_(std::make_shared<detail::FutureState<T>>()) {}
+
+  // A producer that does not keep the future alive: once every Future copy is gone, it
+  // reports expired() (a watch nobody waits for).
+  WeakPromise<T> weaken() const { return WeakPromise<T>(state_); }
 
   Future<T> future() const { return Future<T>(state_); }
 
@@ -163,6 +174,33 @@ class Promise {
 
  private:
   std::shared_ptr<detail::FutureState<T>> state_;
+};
+
+template <typename T>
+class WeakPromise {
+ public:
+  explicit WeakPromise(std::weak_ptr<detail::FutureState<T>> state) : state_(std::move(state)) {}
+
+  // True when nobody holds the future any more, or it is already ready.
+  bool expired() const {
+    std::shared_ptr<detail::FutureState<T>> state = state_.lock();
+    return !state || state->isReady();
+  }
+  template <typename U = T>
+  requires std::is_void_v<U>
+  void setValue() const {
+    if (auto state = state_.lock()) state->complete(detail::Done{});
+  }
+  template <typename U = T>
+  requires(!std::is_void_v<U>) void setValue(U value) const {
+    if (auto state = state_.lock()) state->complete(detail::StoredType<T>(std::move(value)));
+  }
+  void setError(Error error) const {
+    if (auto state = state_.lock()) state->complete(std::move(error));
+  }
+
+ private:
+  std::weak_ptr<detail::FutureState<T>> state_;
 };
 
 }  // namespace fdb

@@ -32,6 +32,7 @@
 #include "fdb/bytes.h"
 #include "fdb/future.h"
 #include "fdb/key_selector.h"
+#include "fdb/options.h"
 #include "fdb/types.h"
 
 namespace fdb {
@@ -50,6 +51,10 @@ class SnapshotReads {
   Future<RangeResult> getRange(const KeyRange& range, const RangeOptions& options = {}) const;
   std::vector<KeyValue> getRangeAll(const KeyRange& range, int limit = 0,
                                     bool reverse = false) const;
+  // Fails with unsupported_operation (2108): mapped reads are serializable only.
+  Future<MappedRangeResult> getMappedRange(const KeySelector& begin, const KeySelector& end,
+                                           std::string_view mapper,
+                                           const RangeOptions& options = {}) const;
 
  private:
   friend class Transaction;
@@ -80,6 +85,20 @@ class Transaction {
   // Every row (up to `limit`, 0 = all), iterating batches as the bindings do.
   std::vector<KeyValue> getRangeAll(const KeyRange& range, int limit = 0, bool reverse = false);
 
+  // A range read of index entries that also reads, for each entry, the range the mapper
+  // builds from it (spec §5): one operation, at the read version. The mapper is a packed
+  // tuple whose elements are literals, "{K[i]}" / "{V[i]}" (element i of the entry's key /
+  // value) and a final "{...}" (the range of every key the other elements prefix).
+  // Fails with 2039 when the entries or the ranges touch this transaction's own writes.
+  Future<MappedRangeResult> getMappedRange(const KeySelector& begin, const KeySelector& end,
+                                           std::string_view mapper,
+                                           const RangeOptions& options = {});
+
+  // A future that becomes ready once `key`'s value differs from what this transaction sees
+  // now (armed when the transaction commits; spec §2.9). Fails with the commit's error, or
+  // 1025 if the transaction is reset or destroyed first. Dropping every copy cancels it.
+  Future<void> watch(std::string_view key);
+
   // The same reads without read conflict ranges.
   SnapshotReads snapshot() const { return SnapshotReads(backend_.get()); }
 
@@ -94,7 +113,17 @@ class Transaction {
   void addWriteConflictRange(std::string_view begin, std::string_view end);
   void addWriteConflictKey(std::string_view key);
 
+  // Options (include/fdb/options.h): without a parameter, with an integer (sent as FoundationDB
+  // sends it: 8 bytes little-endian), or with bytes.
+  void setOption(TransactionOption option);
+  void setOption(TransactionOption option, int64_t value);
+  void setOption(TransactionOption option, std::string_view value);
+
   Future<void> commit();
+  // The 10-byte versionstamp this transaction commits with: ready after a successful
+  // commit; fails with 2021 if it commits read-only, 2020 if the commit fails, 1025 if the
+  // transaction is reset first. Must be asked for before commit() (afterwards: 2017).
+  Future<Bytes> getVersionstamp();
   // The version the transaction committed at; -1 before a successful commit and after a
   // read-only one.
   int64_t getCommittedVersion();

@@ -24,6 +24,21 @@ struct RangeResult {
   bool more = false;
 };
 
+// One entry of a mapped range read (getMappedRange): an index entry and the rows its mapper
+// named, read in the same operation at the same version.
+struct MappedKeyValue {
+  Bytes key;  // the index entry
+  Bytes value;
+  Bytes rangeBegin;  // the secondary range the mapper built: [rangeBegin, rangeEnd)
+  Bytes rangeEnd;
+  std::vector<KeyValue> rangeRows;
+};
+
+struct MappedRangeResult {
+  std::vector<MappedKeyValue> rows;
+  bool more = false;  // as RangeResult::more
+};
+
 // FDBStreamingMode: how many bytes a range read returns per batch when no explicit limit
 // says otherwise. Results of a full iteration are the same in every mode.
 enum class StreamingMode : int {

@@ -79,6 +79,7 @@ Engine::Reader Engine::read(int64_t version) {
                                 version, current));
       }
       raiseMinNextCommit(version);
+      ++readOperations_;
       return Reader(std::move(lock), &store_, version);
     }
     // Versions advance with wall time: wait for this one, as a storage server would.
@@ -125,9 +126,10 @@ void Engine::apply(const Mutation& mutation, int64_t version) {
 int64_t Engine::commit(const CommitRequest& request) {
   std::unique_lock lock(mutex_);
   int64_t version = std::max({minNextCommit_.load(), latestCommitted_.load() + 1, wallVersion()});
-  // Every commit that reaches the engine carries read conflict ranges, if only the
-  // client's self-conflict key (spec §2.6 step 4), so the age rule always applies.
-  if (request.readVersion < version - kMvccWindowVersions) {
+  // The age rule applies to transactions with read conflict ranges, the client's
+  // self-conflict key included (spec §2.6 step 4).
+  bool hasReadConflicts = request.selfConflict || !request.readConflicts.empty();
+  if (hasReadConflicts && request.readVersion < version - kMvccWindowVersions) {
     throw Error(errors::kTransactionTooOld,
                 fmt::format("read version {} is more than {} versions older than commit version {}",
                             request.readVersion, kMvccWindowVersions, version));
@@ -141,13 +143,63 @@ int64_t Engine::commit(const CommitRequest& request) {
     }
   }
   for (const Mutation& mutation : request.mutations) apply(mutation, version);
-  for (const KeyRange& range : request.writeConflicts)
+  std::vector<WeakPromise<void>> fired;
+  if (!watches_.empty()) {
+    for (const Mutation& mutation : request.mutations) checkWatches(mutation, version, &fired);
+  }
+  for (const KeyRange& range : request.writeConflicts) {
     history_.add(range.begin, range.end, version);
+  }
   latestCommitted_ = version;
   minNextCommit_ = std::max(minNextCommit_.load(), version + 1);
   ++commits_;
   collectGarbageLocked(version);
+  lock.unlock();
+  for (const WeakPromise<void>& promise : fired) promise.setValue();  // callbacks run unlocked
   return version;
+}
+
+void Engine::checkWatches(const Mutation& mutation, int64_t version,
+                          std::vector<WeakPromise<void>>* fired) {
+  auto fireChanged = [&](auto begin, auto end) {
+    for (auto it = begin; it != end;) {
+      if (it->second.promise.expired()) {
+        it = watches_.erase(it);
+      } else if (store_.get(it->first, version) != it->second.expected) {
+        fired->push_back(std::move(it->second.promise));
+        it = watches_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  };
+  if (mutation.kind == Mutation::Kind::kClearRange) {
+    fireChanged(watches_.lower_bound(mutation.key), watches_.lower_bound(mutation.param));
+  } else if (mutation.kind == Mutation::Kind::kAtomic &&
+             mutation.atomicType == MutationType::kSetVersionstampedKey) {
+    // The key written is only known now; checking every watch is simple, and this is rare.
+    fireChanged(watches_.begin(), watches_.end());
+  } else {
+    auto [begin, end] = watches_.equal_range(mutation.key);
+    fireChanged(begin, end);
+  }
+}
+
+void Engine::armWatch(std::string_view key, std::optional<Bytes> expected,
+                      WeakPromise<void> promise) {
+  std::unique_lock lock(mutex_);
+  if (store_.get(key, latestCommitted_.load()) != expected) {
+    lock.unlock();
+    promise.setValue();
+    return;
+  }
+  watches_.emplace(Bytes(key), Watch{std::move(expected), std::move(promise)});
+}
+
+size_t Engine::outstandingWatches() {
+  std::unique_lock lock(mutex_);
+  std::erase_if(watches_, [](const auto& entry) { return entry.second.promise.expired(); });
+  return watches_.size();
 }
 
 void Engine::collectGarbageLocked(int64_t version) {
@@ -161,8 +213,9 @@ void Engine::collectGarbageLocked(int64_t version) {
 
 EngineStats Engine::stats() const {
   std::shared_lock lock(mutex_);
-  return EngineStats{commits_, conflicts_, store_.keyCount(), store_.entryCount(),
-                     history_.boundaryCount()};
+  return EngineStats{
+      readOperations_.load(),  commits_, conflicts_, store_.keyCount(), store_.entryCount(),
+      history_.boundaryCount()};
 }
 
 }  // namespace fdb::engine

@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <shared_mutex>
@@ -27,6 +28,7 @@
 #include "engine/version_clock.h"
 #include "engine/versioned_store.h"
 #include "fdb/bytes.h"
+#include "fdb/future.h"
 #include "fdb/types.h"
 
 namespace fdb::engine {
@@ -42,12 +44,16 @@ struct Mutation {
 
 struct CommitRequest {
   int64_t readVersion = 0;
+  // FoundationDB's client adds a self-conflict key unless causal_write_risky is set, which
+  // makes the MVCC age check apply even to transactions without read conflict ranges.
+  bool selfConflict = true;
   std::vector<KeyRange> readConflicts;
   std::vector<KeyRange> writeConflicts;
   std::vector<Mutation> mutations;
 };
 
 struct EngineStats {
+  int64_t readOperations = 0;  // Reader objects created: one per client read operation
   int64_t commits = 0;
   int64_t conflicts = 0;
   size_t keys = 0;
@@ -93,6 +99,12 @@ class Engine {
   // window older than the commit version.
   int64_t commit(const CommitRequest& request);
 
+  // Arms a watch: `promise` becomes ready once `key`'s value differs from `expected`,
+  // judged now and after every later commit. Fires at once if it differs already.
+  void armWatch(std::string_view key, std::optional<Bytes> expected, WeakPromise<void> promise);
+  // Armed watches somebody still waits for.
+  size_t outstandingWatches();
+
   VersionClock& clock() { return *clock_; }
   EngineStats stats() const;
 
@@ -105,6 +117,14 @@ class Engine {
   // REQUIRES: mutex_ held exclusively.
   void apply(const Mutation& mutation, int64_t version);
   void collectGarbageLocked(int64_t version);
+  // REQUIRES: mutex_ held exclusively. Moves the watches `mutation` may have fired to `fired`.
+  void checkWatches(const Mutation& mutation, int64_t version,
+                    std::vector<WeakPromise<void>>* fired);
+
+  struct Watch {
+    std::optional<Bytes> expected;
+    WeakPromise<void> promise;
+  };
 
   std::shared_ptr<VersionClock> clock_;
   mutable std::shared_mutex mutex_;
@@ -114,6 +134,8 @@ class Engine {
   std::atomic<int64_t> latestCommitted_;
   // Every version handed out to a reader is below this, so later commits stay after it.
   std::atomic<int64_t> minNextCommit_;
+  std::multimap<Bytes, Watch, std::less<>> watches_;  // guarded by mutex_ (exclusive)
+  std::atomic<int64_t> readOperations_{0};
   int64_t commits_ = 0;
   int64_t conflicts_ = 0;
   int64_t lastHistoryCleanup_ = 0;

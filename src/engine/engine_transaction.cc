@@ -1,99 +1,73 @@
+// EngineTransaction's state machine, options, writes, watches, versionstamp and commit.
+// Its reads are in transaction_reads.cc.
 #include "engine/engine_transaction.h"
 
 #include <algorithm>
-#include <array>
+#include <climits>
 #include <random>
 
-#include <fmt/format.h>
-
 #include "engine/atomic.h"
-#include "fdb/error.h"
+#include "engine/transaction_internal.h"
 
 namespace fdb::engine {
+
+using namespace internal;
+
 namespace {
 
-// The end of the normal key space: the max read key without system-key access.
-const Bytes kMaxKey = "\xff";
-const Bytes kMetadataVersionKey = "\xff/metadataVersion";
-
-constexpr size_t kKeySizeLimit = 10000;
-// Longer keys cannot exist: reading one gives absent (10,000 plus the 8-byte tenant
-// prefix allowance, getMaxReadKeySize).
-constexpr size_t kReadKeySizeLimit = 10008;
-constexpr int64_t kTransactionSizeLimit = 10000000;
-// sizeof(MutationRef) and sizeof(KeyRangeRef) in FoundationDB's size accounting.
-constexpr int64_t kMutationOverhead = 40;
-constexpr int64_t kConflictRangeOverhead = 32;
-
 constexpr double kInitialBackoffSeconds = 0.01;
-constexpr double kMaxRetryDelaySeconds = 1.0;
 constexpr double kProxyMemoryMaxBackoffSeconds = 30.0;
 
-Bytes keyAfter(std::string_view key) { return Bytes(key) + '\0'; }
-
-// Bytes a range read returns per batch by streaming mode (spec §3.2); -1 = unlimited.
-int64_t modeByteLimit(StreamingMode mode, int iteration) {
-  static constexpr std::array<int64_t, 10> kIteratorBytes = {4096,  6144,  9216,  13824, 20736,
-                                                             31104, 46656, 69984, 80000, 120000};
-  switch (mode) {
-    case StreamingMode::kIterator:
-      return kIteratorBytes[static_cast<size_t>(std::min(iteration, 10) - 1)];
-    case StreamingMode::kExact: return -1;
-    case StreamingMode::kSmall: return 256;
-    case StreamingMode::kMedium: return 1000;
-    case StreamingMode::kLarge: return 4096;
-    case StreamingMode::kSerial:
-    case StreamingMode::kWantAll: return 80000;
+// The offset a versionstamped operand names, if it is valid: its last four bytes
+// (little-endian) must point at ten bytes inside what precedes them (spec §2.7).
+std::optional<size_t> versionstampOffset(std::string_view operand) {
+  if (operand.size() < 4) return std::nullopt;
+  uint32_t offset = 0;
+  for (size_t i = 0; i < 4; ++i) {
+    offset |= static_cast<uint32_t>(static_cast<uint8_t>(operand[operand.size() - 4 + i]))
+              << (8 * i);
   }
-  return -1;
+  if (static_cast<size_t>(offset) + 10 > operand.size() - 4) return std::nullopt;
+  return offset;
 }
 
-// Why `key` may not be written by an ordinary operation, if it may not (spec §2.7, §2.10).
-std::optional<Error> unwritableKeyError(std::string_view key, std::string_view operation) {
-  if (key == kMetadataVersionKey) {
-    return Error(errors::kClientInvalidOperation,
-                 fmt::format("{} of \\xff/metadataVersion: only SET_VERSIONSTAMPED_VALUE with 14 "
-                             "zero bytes may write it",
-                             operation));
-  }
-  if (key >= kMaxKey) {
-    return Error(errors::kKeyOutsideLegalRange,
-                 fmt::format("{} of '{}' in the system key space", operation, printable(key)));
-  }
-  return std::nullopt;
-}
-
-[[noreturn]] void throwUnreadable(std::string_view key) {
-  throw Error(1036,
-              fmt::format("'{}' depends on this transaction's versionstamp",  // accessed_unreadable
-                          printable(key)));
-}
-
-template <typename T, typename F>
-Future<T> guarded(F&& body) {
-  try {
-    if constexpr (std::is_void_v<T>) {
-      body();
-      return Future<T>::ready();
-    } else {
-      return Future<T>::ready(body());
-    }
-  } catch (const Error& e) {
-    return Future<T>::failed(e);
-  }
+// The 10-byte versionstamp of a commit at `version`: the version big-endian, then the
+// batch order (0: the engine commits one transaction per batch).
+Bytes versionstampOf(int64_t version) {
+  Bytes stamp(10, '\0');
+  for (int i = 0; i < 8; ++i) stamp[i] = static_cast<char>((version >> (56 - 8 * i)) & 0xff);
+  return stamp;
 }
 
 }  // namespace
 
-EngineTransaction::EngineTransaction(std::shared_ptr<Engine> engine)
-    : engine_(std::move(engine)), backoffSeconds_(kInitialBackoffSeconds) {}
+EngineTransaction::EngineTransaction(std::shared_ptr<Engine> engine,
+                                     std::shared_ptr<DatabaseSettings> settings)
+    : engine_(std::move(engine)),
+      settings_(std::move(settings)),
+      options_(TransactionOptions::fromDefaults(settings_->transactionDefaults())),
+      backoffSeconds_(kInitialBackoffSeconds),
+      startMicros_(engine_->clock().nowMicros()) {}
+
+EngineTransaction::~EngineTransaction() {
+  // Destroying a transaction cancels it: what waits on it fails with 1025.
+  clearAttempt(Error(errors::kTransactionCancelled, "the transaction was destroyed"));
+}
 
 // ---- State machine ------------------------------------------------------------------
 
 std::optional<Error> EngineTransaction::blockingError(bool allowedAfterCommit) {
   if (poison_) return poison_;
+  if (options_.timeoutMillis > 0 &&
+      engine_->clock().nowMicros() - startMicros_ >= options_.timeoutMillis * 1000) {
+    poison_ = Error(errors::kTransactionTimedOut,
+                    fmt::format("the transaction's {} ms timeout expired", options_.timeoutMillis));
+    return poison_;
+  }
   if (commitCalled_ && !allowedAfterCommit) {
-    poison_ = Error(errors::kUsedDuringCommit, "the transaction was used after commit()");
+    Error usedDuringCommit(errors::kUsedDuringCommit, "the transaction was used after commit()");
+    if (options_.usedDuringCommitProtectionDisable) return usedDuringCommit;  // this call only
+    poison_ = usedDuringCommit;
     return poison_;
   }
   if (deferredError_) return deferredError_;
@@ -103,9 +77,12 @@ std::optional<Error> EngineTransaction::blockingError(bool allowedAfterCommit) {
 bool EngineTransaction::acceptWrite() {
   if (poison_) return false;
   if (commitCalled_) {
-    poison_ = Error(errors::kUsedDuringCommit, "the transaction was used after commit()");
+    if (!options_.usedDuringCommitProtectionDisable) {
+      poison_ = Error(errors::kUsedDuringCommit, "the transaction was used after commit()");
+    }
     return false;
   }
+  hasReadOrWritten_ = true;
   return true;
 }
 
@@ -118,20 +95,57 @@ int64_t EngineTransaction::readVersion() {
   return *readVersion_;
 }
 
+const Bytes& EngineTransaction::maxReadKey() const {
+  return options_.readSystemKeys ? kSystemKeysEnd : kNormalKeysEnd;
+}
+
+std::optional<Error> EngineTransaction::unwritableKeyError(std::string_view key,
+                                                           std::string_view operation) const {
+  if (key == kMetadataVersionKey) {
+    return Error(errors::kClientInvalidOperation,
+                 fmt::format("{} of \\xff/metadataVersion: only SET_VERSIONSTAMPED_VALUE with 14 "
+                             "zero bytes may write it",
+                             operation));
+  }
+  if (key >= (options_.accessSystemKeys ? kSystemKeysEnd : kNormalKeysEnd)) {
+    return Error(
+        errors::kKeyOutsideLegalRange,
+        fmt::format("{} of '{}' outside the writable key space", operation, printable(key)));
+  }
+  size_t limit = key.starts_with('\xff') ? kSystemKeySizeLimit : kKeySizeLimit;
+  if (key.size() > limit) {
+    return Error(errors::kKeyTooLarge, fmt::format("key of {} bytes", key.size()));
+  }
+  return std::nullopt;
+}
+
 void EngineTransaction::addReadConflict(std::string_view begin, std::string_view end) {
-  for (KeyRange& range : writes_.subtractKnown(begin, end)) {
+  auto add = [&](KeyRange range) {
     approximateSize_ +=
         static_cast<int64_t>(range.begin.size() + range.end.size()) + kConflictRangeOverhead;
     readConflicts_.push_back(std::move(range));
+  };
+  if (options_.readYourWritesDisabled) {
+    add(KeyRange{Bytes(begin), Bytes(end)});  // reads went to the database, all of them
+    return;
   }
+  for (KeyRange& range : writes_.subtractKnown(begin, end)) add(std::move(range));
 }
 
 void EngineTransaction::addWriteConflict(std::string_view begin, std::string_view end) {
+  if (options_.nextWriteNoWriteConflictRange) {
+    options_.nextWriteNoWriteConflictRange = false;  // applies to one write only
+    return;
+  }
   approximateSize_ += static_cast<int64_t>(begin.size() + end.size()) + kConflictRangeOverhead;
   writeConflicts_.push_back(KeyRange{Bytes(begin), Bytes(end)});
 }
 
-void EngineTransaction::clearAttempt() {
+void EngineTransaction::clearAttempt(const Error& pendingError) {
+  for (PendingWatch& watch : pendingWatches_) watch.promise.setError(pendingError);
+  pendingWatches_.clear();
+  if (versionstamp_) versionstamp_->setError(pendingError);
+  versionstamp_.reset();
   writes_ = WriteMap();
   readVersion_.reset();
   readConflicts_.clear();
@@ -140,33 +154,46 @@ void EngineTransaction::clearAttempt() {
   deferredError_.reset();
   poison_.reset();
   commitCalled_ = false;
+  hasReadOrWritten_ = false;
   committedVersion_ = -1;
 }
 
 void EngineTransaction::reset() {
-  clearAttempt();
+  clearAttempt(Error(errors::kTransactionCancelled, "the transaction was reset"));
+  options_ = TransactionOptions::fromDefaults(settings_->transactionDefaults());
   retries_ = 0;
   backoffSeconds_ = kInitialBackoffSeconds;
+  startMicros_ = engine_->clock().nowMicros();
 }
 
 void EngineTransaction::cancel() {
   poison_ = Error(errors::kTransactionCancelled, "the transaction was cancelled");
+  for (PendingWatch& watch : pendingWatches_) watch.promise.setError(*poison_);
+  pendingWatches_.clear();
+  if (versionstamp_) versionstamp_->setError(*poison_);
+  versionstamp_.reset();
 }
 
 Future<void> EngineTransaction::onError(const Error& error) {
-  if (poison_) return Future<void>::failed(*poison_);
+  if (std::optional<Error> poisoned = blockingError(/*allowedAfterCommit=*/true);
+      poisoned && poison_) {
+    return Future<void>::failed(*poisoned);
+  }
   int code = error.code();
   if (code < 0 || code > 30000) code = errors::kUnknownError;
   if (code == errors::kSuccess) {
     return Future<void>::failed(
         Error(errors::kClientInvalidOperation, "onError called with success (0)"));
   }
-  // The retry limit (option retry_limit, unlimited by default) comes with the options.
-  ++retries_;
   auto giveUp = [&] {
     poison_ = Error(errors::kTransactionCancelled, "onError returned a non-retryable error");
     return Future<void>::failed(code == error.code() ? error : Error(code));
   };
+  bool retryLimitHit = options_.retryLimit != -1 && retries_ >= options_.retryLimit;
+  ++retries_;
+  if (retryLimitHit) return giveUp();
+
+  double maxRetryDelaySeconds = static_cast<double>(options_.maxRetryDelayMillis) / 1000;
   double delaySeconds = 0;
   switch (code) {
     case 1020:    // not_committed
@@ -183,21 +210,38 @@ Future<void> EngineTransaction::onError(const Error& error) {
       thread_local std::mt19937_64 random(std::random_device{}());
       delaySeconds = backoffSeconds_ * std::uniform_real_distribution<double>(0, 1)(random);
       double cap =
-          (code == 1042 || code == 1078) ? kProxyMemoryMaxBackoffSeconds : kMaxRetryDelaySeconds;
+          (code == 1042 || code == 1078) ? kProxyMemoryMaxBackoffSeconds : maxRetryDelaySeconds;
       backoffSeconds_ = std::min(backoffSeconds_ * 2, cap);
       break;
     }
     case 1007:  // transaction_too_old
     case 1009:  // future_version
-      delaySeconds = std::min(kInitialBackoffSeconds, kMaxRetryDelaySeconds);
+      delaySeconds = std::min(kInitialBackoffSeconds, maxRetryDelaySeconds);
       break;
     case 1039:  // cluster_version_changed: retried at once
       return Future<void>::ready();
     default: return giveUp();
   }
-  clearAttempt();
+  // A retry keeps the persistent options and the timeout's start (spec §2.12 step 4).
+  clearAttempt(Error(errors::kTransactionCancelled, "the transaction was retried"));
+  options_ = options_.forRetry(settings_->transactionDefaults());
   engine_->clock().sleepMicros(static_cast<int64_t>(delaySeconds * 1e6));
   return Future<void>::ready();
+}
+
+// ---- Options ------------------------------------------------------------------------
+
+void EngineTransaction::setOption(int code, std::optional<std::string_view> value) {
+  if (!isKnownTransactionOption(code)) {
+    throw Error(errors::kInvalidOption, fmt::format("unknown transaction option {}", code));
+  }
+  if (poison_) return;
+  try {
+    applyTransactionOption(options_, code, value,
+                           OptionContext{hasReadOrWritten_, readVersion_.has_value()});
+  } catch (const Error& e) {
+    deferError(e);
+  }
 }
 
 // ---- Versions -----------------------------------------------------------------------
@@ -221,269 +265,35 @@ void EngineTransaction::setReadVersion(int64_t version) {
   }
 }
 
-// ---- Reads --------------------------------------------------------------------------
-
-std::optional<Bytes> EngineTransaction::valueOf(const Engine::Reader& reader,
-                                                std::string_view key) const {
-  WriteMap::KeyState state = writes_.lookup(key);
-  switch (state.kind) {
-    case WriteMap::KeyState::Kind::kKnown: return state.value;
-    case WriteMap::KeyState::Kind::kPendingOps:
-      return WriteMap::applyOps(*state.ops, reader.get(key));
-    case WriteMap::KeyState::Kind::kUnwritten: return reader.get(key);
-    case WriteMap::KeyState::Kind::kUnreadable: throwUnreadable(key);
-  }
-  return std::nullopt;
-}
-
-std::optional<KeyValue> EngineTransaction::nextVisible(const Engine::Reader& reader,
-                                                       std::string_view from) const {
-  // The first database row at or after `from` that the transaction's writes leave alone.
-  std::optional<KeyValue> fromDatabase;
-  Bytes position(from);
-  while ((fromDatabase = reader.firstAtOrAfter(position, kMaxKey))) {
-    if (writes_.hasPoint(fromDatabase->key)) {
-      position = keyAfter(fromDatabase->key);
-    } else if (std::optional<Bytes> clearedEnd = writes_.clearedRangeEnd(fromDatabase->key)) {
-      position = std::max(keyAfter(fromDatabase->key), *clearedEnd);
-    } else {
-      break;
-    }
-  }
-  // The first written key before that whose value is present.
-  std::optional<KeyValue> fromWrites;
-  writes_.forEachPointFrom(from, fromDatabase ? std::string_view(fromDatabase->key) : kMaxKey,
-                           [&](const Bytes& key) {
-                             std::optional<Bytes> value = valueOf(reader, key);
-                             if (!value) return false;
-                             fromWrites = KeyValue{key, std::move(*value)};
-                             return true;
-                           });
-  std::optional<KeyValue>& found = fromWrites ? fromWrites : fromDatabase;
-  // Stepping over keys that depend on the versionstamp is reading them.
-  if (writes_.touchesUnreadable(from, found ? keyAfter(found->key) : kMaxKey)) {
-    throwUnreadable(from);
-  }
-  return std::move(found);
-}
-
-std::optional<KeyValue> EngineTransaction::previousVisible(const Engine::Reader& reader,
-                                                           std::string_view before) const {
-  std::optional<KeyValue> fromDatabase;
-  Bytes position(std::min(std::string_view(before), std::string_view(kMaxKey)));
-  while ((fromDatabase = reader.lastBefore(position, ""))) {
-    if (writes_.hasPoint(fromDatabase->key)) {
-      position = fromDatabase->key;
-    } else if (std::optional<Bytes> clearedBegin = writes_.clearedRangeBegin(fromDatabase->key)) {
-      position = std::min(fromDatabase->key, *clearedBegin);
-    } else {
-      break;
-    }
-  }
-  std::optional<KeyValue> fromWrites;
-  Bytes bound = fromDatabase ? keyAfter(fromDatabase->key) : Bytes();
-  writes_.forEachPointBefore(std::min(std::string_view(before), std::string_view(kMaxKey)), bound,
-                             [&](const Bytes& key) {
-                               std::optional<Bytes> value = valueOf(reader, key);
-                               if (!value) return false;
-                               fromWrites = KeyValue{key, std::move(*value)};
-                               return true;
-                             });
-  std::optional<KeyValue>& found = fromWrites ? fromWrites : fromDatabase;
-  if (writes_.touchesUnreadable(found ? std::string_view(found->key) : std::string_view(),
-                                before)) {
-    throwUnreadable(before);
-  }
-  return std::move(found);
-}
-
-Bytes EngineTransaction::resolve(const Engine::Reader& reader, std::string_view key, int offset,
-                                 bool* ranOffStart, bool* ranOffEnd) const {
-  // Spec §3.1: the last key < key, then `offset` keys further; "" before the first key,
-  // maxKey past the last.
-  Bytes position(key);
-  if (offset >= 1) {
-    std::optional<KeyValue> found;
-    for (int i = 0; i < offset; ++i) {
-      found = nextVisible(reader, position);
-      if (!found) {
-        if (i < offset - 1) *ranOffEnd = true;
-        return kMaxKey;
-      }
-      position = keyAfter(found->key);
-    }
-    return found->key;
-  }
-  for (int i = 0; i <= -offset; ++i) {
-    std::optional<KeyValue> found = previousVisible(reader, position);
-    if (!found) {
-      *ranOffStart = true;
-      return Bytes();
-    }
-    position = found->key;
-  }
-  return position;
-}
-
-Future<std::optional<Bytes>> EngineTransaction::get(std::string_view key, bool snapshot) {
-  if (std::optional<Error> e = blockingError(false))
-    return Future<std::optional<Bytes>>::failed(*e);
-  return guarded<std::optional<Bytes>>([&]() -> std::optional<Bytes> {
-    if (key >= kMaxKey && key != kMetadataVersionKey) {
-      throw Error(errors::kKeyOutsideLegalRange,
-                  fmt::format("key '{}' is in the system key space", printable(key)));
-    }
-    if (key.size() > kReadKeySizeLimit) return std::nullopt;  // such keys cannot exist
-    WriteMap::KeyState state = writes_.lookup(key);
-    if (state.kind == WriteMap::KeyState::Kind::kKnown) return state.value;
-    if (state.kind == WriteMap::KeyState::Kind::kUnreadable) throwUnreadable(key);
-    std::optional<Bytes> value = valueOf(engine_->read(readVersion()), key);
-    if (!snapshot) addReadConflict(key, keyAfter(key));
-    return value;
-  });
-}
-
-Future<Bytes> EngineTransaction::getKey(const KeySelector& selector, bool snapshot) {
-  if (std::optional<Error> e = blockingError(false)) return Future<Bytes>::failed(*e);
-  return guarded<Bytes>([&] {
-    if (selector.key > kMaxKey) {
-      throw Error(
-          errors::kKeyOutsideLegalRange,
-          fmt::format("selector key '{}' is beyond the normal key space", printable(selector.key)));
-    }
-    Bytes key = selector.orEqual ? keyAfter(selector.key) : selector.key;
-    Bytes result;
-    {
-      Engine::Reader reader = engine_->read(readVersion());
-      bool ranOffStart = false, ranOffEnd = false;
-      result = resolve(reader, key, selector.offset, &ranOffStart, &ranOffEnd);
-    }
-    if (!snapshot) {
-      if (selector.offset <= 0) {
-        addReadConflict(result, key);
-      } else {
-        addReadConflict(key, keyAfter(result));
-      }
-    }
-    return result;
-  });
-}
-
-void EngineTransaction::addRangeReadConflict(const KeySelector& begin, const KeySelector& end,
-                                             const Bytes& beginKey, const Bytes& endKey,
-                                             const RangeResult& result, bool reverse,
-                                             bool ranOffStart, bool ranOffEnd) {
-  // FoundationDB's rule (RYWImpl::addConflictRange over GetRangeReq; spec §2.5): the span
-  // between the selectors' keys; a limited read stops depending on what lies beyond its
-  // last row in the direction it read; a selector that ran off an end of the data depends
-  // on everything up to that end; and the span always covers the rows returned.
-  Bytes conflictBegin, conflictEnd;
-  if (beginKey < endKey) {
-    conflictBegin = beginKey;
-    conflictEnd = endKey;
-    if (!reverse && end.offset > 0 && result.more) conflictEnd = beginKey;
-    if (reverse && begin.offset <= 1 && result.more) conflictBegin = endKey;
-  } else {
-    conflictBegin = endKey;
-    conflictEnd = beginKey;
-  }
-  if (ranOffStart && begin.offset <= 0) conflictBegin = Bytes();
-  if (ranOffEnd && end.offset > 0) conflictEnd = kMaxKey;
-  if (!result.rows.empty()) {
-    const Bytes& lowest = reverse ? result.rows.back().key : result.rows.front().key;
-    const Bytes& highest = reverse ? result.rows.front().key : result.rows.back().key;
-    if (reverse || begin.offset <= 0) conflictBegin = std::min(conflictBegin, lowest);
-    if ((!reverse || end.offset > 0) && conflictEnd <= highest) conflictEnd = keyAfter(highest);
-  }
-  if (conflictBegin < conflictEnd) addReadConflict(conflictBegin, conflictEnd);
-}
-
-Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const KeySelector& end,
-                                                const RangeOptions& options, bool snapshot) {
-  if (std::optional<Error> e = blockingError(false)) return Future<RangeResult>::failed(*e);
-  return guarded<RangeResult>([&] {
-    int mode = static_cast<int>(options.mode);
-    if (mode < -2 || mode > 4) {
-      throw Error(errors::kClientInvalidOperation, fmt::format("unknown streaming mode {}", mode));
-    }
-    if (options.mode == StreamingMode::kIterator && options.iteration < 1) {
-      throw Error(errors::kClientInvalidOperation, "ITERATOR streaming mode needs iteration >= 1");
-    }
-    if (options.limit < 0 || options.targetBytes < 0) {
-      throw Error(errors::kRangeLimitsInvalid, "range limits must not be negative");
-    }
-    if (options.mode == StreamingMode::kExact && options.limit == 0 && options.targetBytes == 0) {
-      throw Error(errors::kExactModeWithoutLimits,
-                  "EXACT streaming mode needs a row or byte limit");
-    }
-    if (begin.key > kMaxKey || end.key > kMaxKey) {
-      throw Error(errors::kKeyOutsideLegalRange, "range endpoint beyond the normal key space");
-    }
-    int64_t byteLimit = modeByteLimit(options.mode, options.iteration);
-    if (options.targetBytes > 0) {
-      byteLimit =
-          byteLimit < 0 ? options.targetBytes : std::min<int64_t>(byteLimit, options.targetBytes);
-    }
-    const size_t rowLimit = options.limit > 0 ? static_cast<size_t>(options.limit) : SIZE_MAX;
-
-    Bytes beginKey = begin.orEqual ? keyAfter(begin.key) : begin.key;
-    Bytes endKey = end.orEqual ? keyAfter(end.key) : end.key;
-    RangeResult result;
-    // An inverted range is empty, not an error, and reads nothing.
-    if (begin.offset >= end.offset && beginKey >= endKey) return result;
-
-    Bytes resolvedBegin, resolvedEnd;
-    bool limited = false;
-    bool ranOffStart = false, ranOffEnd = false;  // by either selector
-    {
-      Engine::Reader reader = engine_->read(readVersion());
-      resolvedBegin = resolve(reader, beginKey, begin.offset, &ranOffStart, &ranOffEnd);
-      resolvedEnd = resolve(reader, endKey, end.offset, &ranOffStart, &ranOffEnd);
-      // Selectors that resolve to an empty range say nothing about the ends of the data.
-      if (resolvedBegin >= resolvedEnd) ranOffStart = ranOffEnd = false;
-      int64_t bytes = 0;
-      auto take = [&](KeyValue row) {
-        bytes += static_cast<int64_t>(row.key.size() + row.value.size() + 8);
-        result.rows.push_back(std::move(row));
-        if (result.rows.size() >= rowLimit || (byteLimit >= 0 && bytes >= byteLimit)) {
-          limited = true;
-        }
-      };
-      if (!options.reverse) {
-        Bytes position = resolvedBegin;
-        while (!limited && resolvedBegin < resolvedEnd) {
-          std::optional<KeyValue> row = nextVisible(reader, position);
-          if (!row || row->key >= resolvedEnd) break;
-          position = keyAfter(row->key);
-          take(std::move(*row));
-        }
-      } else {
-        Bytes position = resolvedEnd;
-        while (!limited && resolvedBegin < resolvedEnd) {
-          std::optional<KeyValue> row = previousVisible(reader, position);
-          if (!row || row->key < resolvedBegin) break;
-          position = row->key;
-          take(std::move(*row));
-        }
-      }
-    }
-    result.more = limited && !result.rows.empty();
-
-    if (!snapshot)
-      addRangeReadConflict(begin, end, beginKey, endKey, result, options.reverse, ranOffStart,
-                           ranOffEnd);
-    return result;
-  });
-}
-
 // ---- Writes -------------------------------------------------------------------------
+
+void EngineTransaction::firePendingWatches(std::string_view key) {
+  firePendingWatchesIn(key, keyAfter(key));
+}
+
+void EngineTransaction::firePendingWatchesIn(std::string_view begin, std::string_view end) {
+  // A later write of this transaction that changes a watched value fires the watch at once
+  // (spec §2.9); a value that depends on the database is not known here and waits.
+  std::erase_if(pendingWatches_, [&](PendingWatch& watch) {
+    if (watch.key < begin || watch.key >= end) return false;
+    WriteMap::KeyState state = writes_.lookup(watch.key);
+    if (state.kind != WriteMap::KeyState::Kind::kKnown || state.value == watch.expected) {
+      return false;
+    }
+    watch.promise.setValue();
+    return true;
+  });
+}
 
 void EngineTransaction::set(std::string_view key, std::string_view value) {
   if (!acceptWrite()) return;
-  if (std::optional<Error> e = unwritableKeyError(key, "set")) return deferError(*e);
-  if (key.size() > kKeySizeLimit) {
-    return deferError(Error(errors::kKeyTooLarge, fmt::format("key of {} bytes", key.size())));
+  if (key >= kSystemKeysEnd && key < kSpecialKeysEnd) {
+    if (!options_.specialKeySpaceEnableWrites) {
+      deferError(Error(kSpecialKeysWriteDisabled, "writes to the special key space are disabled"));
+    }
+    return;  // no special-key module takes writes here
   }
+  if (std::optional<Error> e = unwritableKeyError(key, "set")) return deferError(*e);
   if (value.size() > kValueSizeLimit) {
     return deferError(
         Error(errors::kValueTooLarge, fmt::format("value of {} bytes", value.size())));
@@ -491,16 +301,13 @@ void EngineTransaction::set(std::string_view key, std::string_view value) {
   writes_.set(key, value);
   approximateSize_ += static_cast<int64_t>(key.size() + value.size()) + kMutationOverhead;
   addWriteConflict(key, keyAfter(key));
+  if (!pendingWatches_.empty()) firePendingWatches(key);
 }
 
 void EngineTransaction::clear(std::string_view key) {
   if (!acceptWrite()) return;
-  if (std::optional<Error> e = unwritableKeyError(key, "clear")) return deferError(*e);
-  if (key.size() > kReadKeySizeLimit) return;  // such keys cannot exist
-  Bytes end = keyAfter(key);
-  writes_.clearRange(key, end);
-  approximateSize_ += static_cast<int64_t>(key.size() + end.size()) + kMutationOverhead;
-  addWriteConflict(key, end);
+  if (key.size() > kReadKeySizeLimit && key < kNormalKeysEnd) return;  // cannot exist
+  clearRange(key, keyAfter(key));
 }
 
 void EngineTransaction::clearRange(std::string_view begin, std::string_view end) {
@@ -510,32 +317,26 @@ void EngineTransaction::clearRange(std::string_view begin, std::string_view end)
         errors::kInvertedRange,
         fmt::format("clearRange begin '{}' is after end '{}'", printable(begin), printable(end))));
   }
-  if (begin > kMaxKey || end > kMaxKey) {
+  if (begin >= kSystemKeysEnd && end <= kSpecialKeysEnd) {
+    if (!options_.specialKeySpaceEnableWrites) {
+      deferError(Error(kSpecialKeysWriteDisabled, "writes to the special key space are disabled"));
+    }
+    return;  // accepted; no special-key module stores anything here
+  }
+  if (end == keyAfter(begin) && begin == kMetadataVersionKey) {
+    return deferError(*unwritableKeyError(begin, "clear"));
+  }
+  const Bytes& writableEnd = options_.accessSystemKeys ? kSystemKeysEnd : kNormalKeysEnd;
+  if (begin > writableEnd || end > writableEnd) {
     return deferError(
-        Error(errors::kKeyOutsideLegalRange, "clearRange endpoint beyond the normal key space"));
+        Error(errors::kKeyOutsideLegalRange, "clearRange endpoint beyond the writable key space"));
   }
   if (begin == end) return;
   writes_.clearRange(begin, end);
   approximateSize_ += static_cast<int64_t>(begin.size() + end.size()) + kMutationOverhead;
   addWriteConflict(begin, end);
+  if (!pendingWatches_.empty()) firePendingWatchesIn(begin, end);
 }
-
-namespace {
-
-// The offset a versionstamped operand names, if it is valid: its last four bytes
-// (little-endian) must point at ten bytes inside what precedes them (spec §2.7).
-std::optional<size_t> versionstampOffset(std::string_view operand) {
-  if (operand.size() < 4) return std::nullopt;
-  uint32_t offset = 0;
-  for (size_t i = 0; i < 4; ++i) {
-    offset |= static_cast<uint32_t>(static_cast<uint8_t>(operand[operand.size() - 4 + i]))
-              << (8 * i);
-  }
-  if (static_cast<size_t>(offset) + 10 > operand.size() - 4) return std::nullopt;
-  return offset;
-}
-
-}  // namespace
 
 void EngineTransaction::atomicOp(std::string_view key, std::string_view param, MutationType type) {
   if (!acceptWrite()) return;
@@ -551,9 +352,6 @@ void EngineTransaction::atomicOp(std::string_view key, std::string_view param, M
   bool bumpsMetadataVersion = stampsValue && key == kMetadataVersionKey && param == Bytes(14, '\0');
   if (!bumpsMetadataVersion) {
     if (std::optional<Error> e = unwritableKeyError(writtenKey, "atomic op")) return deferError(*e);
-  }
-  if (writtenKey.size() > kKeySizeLimit) {
-    return deferError(Error(errors::kKeyTooLarge, fmt::format("key of {} bytes", key.size())));
   }
   if (param.size() > kValueSizeLimit) {
     return deferError(
@@ -571,12 +369,11 @@ void EngineTransaction::atomicOp(std::string_view key, std::string_view param, M
     Bytes low(writtenKey);
     Bytes high(writtenKey);
     int64_t floor = readVersion_.value_or(0);
-    for (int i = 0; i < 8; ++i)
+    for (size_t i = 0; i < 8; ++i)
       low[*offset + i] = static_cast<char>((floor >> (56 - 8 * i)) & 0xff);
     low[*offset + 8] = low[*offset + 9] = 0;
-    for (int i = 0; i < 10; ++i) high[*offset + i] = '\xff';
-    Bytes highEnd = keyAfter(high);
-    writes_.setVersionstampedKey(key, param, KeyRange{low, std::min(highEnd, kMaxKey)});
+    for (size_t i = 0; i < 10; ++i) high[*offset + i] = '\xff';
+    writes_.setVersionstampedKey(key, param, KeyRange{low, std::min(keyAfter(high), maxReadKey())});
     return;  // versionstamped keys add no write conflict range
   }
   if (stampsValue) {
@@ -589,11 +386,12 @@ void EngineTransaction::atomicOp(std::string_view key, std::string_view param, M
     writes_.atomicOp(key, type, param);
   }
   addWriteConflict(key, keyAfter(key));
+  if (!pendingWatches_.empty()) firePendingWatches(key);
 }
 
 void EngineTransaction::addConflictRange(std::string_view begin, std::string_view end,
                                          ConflictRangeType type) {
-  // Inverted and out-of-range manual conflict ranges fail at the call (spec fact 10).
+  // Inverted manual conflict ranges fail at the call (spec fact 10).
   if (begin > end) {
     throw Error(errors::kInvertedRange, fmt::format("conflict range begin '{}' is after end '{}'",
                                                     printable(begin), printable(end)));
@@ -602,14 +400,48 @@ void EngineTransaction::addConflictRange(std::string_view begin, std::string_vie
   if (begin == end) return;
   bool metadataVersionRead = type == ConflictRangeType::kRead && begin == kMetadataVersionKey &&
                              end == keyAfter(kMetadataVersionKey);
-  if ((begin > kMaxKey || end > kMaxKey) && !metadataVersionRead) {
+  const Bytes& limit = type == ConflictRangeType::kRead ? maxReadKey()
+                       : options_.accessSystemKeys      ? kSystemKeysEnd
+                                                        : kNormalKeysEnd;
+  if ((begin > limit || end > limit) && !metadataVersionRead) {
     return deferError(
-        Error(errors::kKeyOutsideLegalRange, "conflict range beyond the normal key space"));
+        Error(errors::kKeyOutsideLegalRange, "conflict range beyond the accessible key space"));
   }
   if (type == ConflictRangeType::kRead) {
     addReadConflict(begin, end);
   } else {
     addWriteConflict(begin, end);
+  }
+}
+
+// ---- Watches ------------------------------------------------------------------------
+
+Future<void> EngineTransaction::watch(std::string_view key) {
+  if (std::optional<Error> e = blockingError(false)) return Future<void>::failed(*e);
+  try {
+    if (options_.readYourWritesDisabled) {
+      throw Error(kWatchesDisabled, "watches need read-your-writes");
+    }
+    if (key >= kSystemKeysEnd || (key >= maxReadKey() && key != kMetadataVersionKey)) {
+      throw Error(errors::kKeyOutsideLegalRange,
+                  fmt::format("watch of '{}' outside the readable key space", printable(key)));
+    }
+    size_t limit = key.starts_with('\xff') ? kSystemKeySizeLimit : kKeySizeLimit;
+    if (key.size() > limit) {
+      throw Error(errors::kKeyTooLarge, fmt::format("watched key of {} bytes", key.size()));
+    }
+    if (engine_->outstandingWatches() + pendingWatches_.size() >=
+        static_cast<size_t>(settings_->maxWatches())) {
+      throw Error(kTooManyWatches, "too many watches are outstanding on this database");
+    }
+    // The value the watch compares with is what this transaction sees now (a serializable
+    // read: it adds a read conflict on the key).
+    std::optional<Bytes> expected = get(key, /*snapshot=*/false).get();
+    Promise<void> promise;
+    pendingWatches_.push_back(PendingWatch{Bytes(key), std::move(expected), promise.weaken()});
+    return promise.future();
+  } catch (const Error& e) {
+    return Future<void>::failed(e);
   }
 }
 
@@ -620,23 +452,52 @@ Future<int64_t> EngineTransaction::getApproximateSize() {
   return Future<int64_t>::ready(approximateSize_);
 }
 
+Future<Bytes> EngineTransaction::getVersionstamp() {
+  if (std::optional<Error> e = blockingError(false)) return Future<Bytes>::failed(*e);
+  if (!versionstamp_) versionstamp_.emplace();
+  return versionstamp_->future();
+}
+
 Future<void> EngineTransaction::commit() {
   if (std::optional<Error> e = blockingError(false)) return Future<void>::failed(*e);
   commitCalled_ = true;
-  if (writes_.empty() && writeConflicts_.empty()) return Future<void>::ready();  // read-only
-  return guarded<void>([&] {
-    if (approximateSize_ > kTransactionSizeLimit) {
-      throw Error(
-          errors::kTransactionTooLarge,
-          fmt::format("{} bytes exceed the limit of {}", approximateSize_, kTransactionSizeLimit));
+  std::optional<Promise<Bytes>> versionstamp = std::move(versionstamp_);
+  versionstamp_.reset();
+  std::vector<PendingWatch> watches = std::move(pendingWatches_);
+  pendingWatches_.clear();
+
+  if (writes_.empty() && writeConflicts_.empty()) {  // read-only: nothing to resolve
+    if (versionstamp) {
+      versionstamp->setError(Error(kNoCommitVersion, "a read-only transaction has no version"));
+    }
+    for (PendingWatch& watch : watches) {
+      engine_->armWatch(watch.key, std::move(watch.expected), std::move(watch.promise));
+    }
+    return Future<void>::ready();
+  }
+  try {
+    if (approximateSize_ > options_.sizeLimit) {
+      throw Error(errors::kTransactionTooLarge, fmt::format("{} bytes exceed the limit of {}",
+                                                            approximateSize_, options_.sizeLimit));
     }
     CommitRequest request;
     request.readVersion = readVersion();
+    request.selfConflict = !options_.causalWriteRisky;
     request.readConflicts = std::move(readConflicts_);
     request.writeConflicts = std::move(writeConflicts_);
     request.mutations = writes_.mutations();
     committedVersion_ = engine_->commit(request);
-  });
+  } catch (const Error& e) {
+    if (versionstamp)
+      versionstamp->setError(Error(kTransactionInvalidVersion, "the commit failed"));
+    for (PendingWatch& watch : watches) watch.promise.setError(e);
+    return Future<void>::failed(e);
+  }
+  if (versionstamp) versionstamp->setValue(versionstampOf(committedVersion_));
+  for (PendingWatch& watch : watches) {
+    engine_->armWatch(watch.key, std::move(watch.expected), std::move(watch.promise));
+  }
+  return Future<void>::ready();
 }
 
 }  // namespace fdb::engine

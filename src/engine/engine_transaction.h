@@ -1,6 +1,9 @@
 // EngineTransaction — a transaction on the embedded engine: FoundationDB's client-side
-// transaction (read-your-writes, conflict ranges, deferred errors, the retry state machine
-// of on_error) over an Engine.
+// transaction (read-your-writes, conflict ranges, deferred errors, options, watches,
+// versionstamps, the retry state machine of on_error) over an Engine.
+//
+// engine_transaction.cc holds the state machine, options, writes and commit;
+// transaction_reads.cc the reads (the merged view, selectors, ranges, mapped ranges).
 //
 // Thread-safety: one thread at a time, like every fdb::Transaction.
 #pragma once
@@ -11,7 +14,9 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/database_settings.h"
 #include "engine/engine.h"
+#include "engine/transaction_options.h"
 #include "engine/write_map.h"
 #include "fdb/backend.h"
 
@@ -19,7 +24,8 @@ namespace fdb::engine {
 
 class EngineTransaction final : public TransactionBackend {
  public:
-  explicit EngineTransaction(std::shared_ptr<Engine> engine);
+  EngineTransaction(std::shared_ptr<Engine> engine, std::shared_ptr<DatabaseSettings> settings);
+  ~EngineTransaction() override;
 
   Future<int64_t> getReadVersion() override;
   void setReadVersion(int64_t version) override;
@@ -27,12 +33,18 @@ class EngineTransaction final : public TransactionBackend {
   Future<Bytes> getKey(const KeySelector& selector, bool snapshot) override;
   Future<RangeResult> getRange(const KeySelector& begin, const KeySelector& end,
                                const RangeOptions& options, bool snapshot) override;
+  Future<MappedRangeResult> getMappedRange(const KeySelector& begin, const KeySelector& end,
+                                           std::string_view mapper, const RangeOptions& options,
+                                           bool snapshot) override;
+  Future<void> watch(std::string_view key) override;
   void set(std::string_view key, std::string_view value) override;
   void clear(std::string_view key) override;
   void clearRange(std::string_view begin, std::string_view end) override;
   void atomicOp(std::string_view key, std::string_view param, MutationType type) override;
   void addConflictRange(std::string_view begin, std::string_view end,
                         ConflictRangeType type) override;
+  void setOption(int code, std::optional<std::string_view> value) override;
+  Future<Bytes> getVersionstamp() override;
   Future<void> commit() override;
   int64_t getCommittedVersion() override { return committedVersion_; }
   Future<int64_t> getApproximateSize() override;
@@ -41,6 +53,14 @@ class EngineTransaction final : public TransactionBackend {
   void cancel() override;
 
  private:
+  // A range read's selectors after validation: keys with orEqual folded in, resolved.
+  struct ResolvedRange;
+  struct PendingWatch {
+    Bytes key;
+    std::optional<Bytes> expected;
+    WeakPromise<void> promise;
+  };
+
   // The error every future-returning operation must fail with now, if any.
   std::optional<Error> blockingError(bool allowedAfterCommit);
   // For void operations: false when the transaction is poisoned or already committed
@@ -48,42 +68,66 @@ class EngineTransaction final : public TransactionBackend {
   bool acceptWrite();
   void deferError(Error error);
   int64_t readVersion();
+  // The end of the readable key space: "\xff", or "\xff\xff" with system-key access.
+  const Bytes& maxReadKey() const;
+  // Why an ordinary write of `key` is refused, if it is.
+  std::optional<Error> unwritableKeyError(std::string_view key, std::string_view operation) const;
   void addReadConflict(std::string_view begin, std::string_view end);
   void addWriteConflict(std::string_view begin, std::string_view end);
   // The read conflict range of a serializable range read (spec §2.5).
   void addRangeReadConflict(const KeySelector& begin, const KeySelector& end, const Bytes& beginKey,
-                            const Bytes& endKey, const RangeResult& result, bool reverse,
-                            bool ranOffStart, bool ranOffEnd);
-  // Clears everything an attempt accumulated (reset() and a retry share this).
-  void clearAttempt();
+                            const Bytes& endKey, const Bytes& lowestRow, const Bytes& highestRow,
+                            bool hasRows, bool more, bool reverse, bool ranOffStart,
+                            bool ranOffEnd);
+  // Clears everything an attempt accumulated (reset() and a retry share this); pending
+  // watches and the versionstamp future fail with `pendingError`.
+  void clearAttempt(const Error& pendingError);
+  // Fires pending watches whose key this transaction just changed to another value.
+  void firePendingWatches(std::string_view key);
+  void firePendingWatchesIn(std::string_view begin, std::string_view end);
 
-  // The merged view: the database at the read version overlaid with this transaction's
-  // writes, over keys in ["", maxKey).
-  std::optional<KeyValue> nextVisible(const Engine::Reader& reader, std::string_view from) const;
-  std::optional<KeyValue> previousVisible(const Engine::Reader& reader,
+  // The writes reads see: this transaction's own, or none when read-your-writes is off
+  // (or, for snapshot reads, when the snapshot-RYW counter is <= 0).
+  const WriteMap& visibleWrites(bool snapshot) const;
+  // The merged view: the database at the read version overlaid with `writes`, over keys in
+  // ["", maxReadKey).
+  std::optional<KeyValue> nextVisible(const Engine::Reader& reader, const WriteMap& writes,
+                                      std::string_view from) const;
+  std::optional<KeyValue> previousVisible(const Engine::Reader& reader, const WriteMap& writes,
                                           std::string_view before) const;
-  std::optional<Bytes> valueOf(const Engine::Reader& reader, std::string_view key) const;
+  static std::optional<Bytes> valueOf(const Engine::Reader& reader, const WriteMap& writes,
+                                      std::string_view key);
   // Resolves a normalized selector (orEqual already folded into the key). Sets
   // *ranOffStart when it ran out of keys going back (result ""), *ranOffEnd when it ran
   // out going forward with more than one step left (FoundationDB's readToBegin and
   // readThroughEnd); leaves them alone otherwise.
-  Bytes resolve(const Engine::Reader& reader, std::string_view key, int offset, bool* ranOffStart,
-                bool* ranOffEnd) const;
+  Bytes resolve(const Engine::Reader& reader, const WriteMap& writes, std::string_view key,
+                int offset, bool* ranOffStart, bool* ranOffEnd) const;
+  // Checks a range read's parameters (spec §3.2); returns the effective byte limit
+  // (-1: none).
+  int64_t validateRange(const KeySelector& begin, const KeySelector& end,
+                        const RangeOptions& options) const;
 
   std::shared_ptr<Engine> engine_;
+  std::shared_ptr<DatabaseSettings> settings_;
+  TransactionOptions options_;
   WriteMap writes_;
   std::optional<int64_t> readVersion_;
   std::vector<KeyRange> readConflicts_;
   std::vector<KeyRange> writeConflicts_;
   int64_t approximateSize_ = 0;
   std::optional<Error> deferredError_;
-  std::optional<Error> poison_;  // cancelled (1025) or used during commit (2017)
+  std::optional<Error> poison_;  // cancelled (1025), timed out (1031), used during commit (2017)
   bool commitCalled_ = false;
+  bool hasReadOrWritten_ = false;
   int64_t committedVersion_ = -1;
+  std::vector<PendingWatch> pendingWatches_;
+  std::optional<Promise<Bytes>> versionstamp_;
 
-  // Retry state: survives onError, not reset().
+  // Survive onError, not reset(): retries, backoff, and the timeout's start.
   int retries_ = 0;
   double backoffSeconds_;
+  int64_t startMicros_;
 };
 
 }  // namespace fdb::engine

@@ -9,7 +9,11 @@
 namespace fdb::engine {
 
 std::shared_ptr<TransactionBackend> MemoryDatabase::createTransaction() {
-  return std::make_shared<EngineTransaction>(engine_);
+  return std::make_shared<EngineTransaction>(engine_, settings_);
+}
+
+void MemoryDatabase::setOption(int code, std::optional<std::string_view> value) {
+  settings_->setOption(code, value);
 }
 
 std::shared_ptr<DatabaseBackend> openMemoryDatabase(std::string_view name) {

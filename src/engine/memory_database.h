@@ -4,6 +4,7 @@
 #include <memory>
 #include <string_view>
 
+#include "engine/database_settings.h"
 #include "engine/engine.h"
 #include "fdb/backend.h"
 
@@ -11,12 +12,15 @@ namespace fdb::engine {
 
 class MemoryDatabase final : public DatabaseBackend {
  public:
-  explicit MemoryDatabase(std::shared_ptr<Engine> engine) : engine_(std::move(engine)) {}
+  explicit MemoryDatabase(std::shared_ptr<Engine> engine)
+      : engine_(std::move(engine)), settings_(std::make_shared<DatabaseSettings>()) {}
   std::shared_ptr<TransactionBackend> createTransaction() override;
+  void setOption(int code, std::optional<std::string_view> value) override;
   const std::shared_ptr<Engine>& engine() const { return engine_; }
 
  private:
   std::shared_ptr<Engine> engine_;
+  std::shared_ptr<DatabaseSettings> settings_;  // per handle, as FoundationDB's are
 };
 
 // `name` empty: a fresh private database. Otherwise the database of that name in this

@@ -64,6 +64,19 @@ void WriteMap::setVersionstampedKey(std::string_view operand, std::string_view v
   if (unreadable.begin < unreadable.end) unreadableRanges_.push_back(std::move(unreadable));
 }
 
+bool WriteMap::touchesWrites(std::string_view begin, std::string_view end) const {
+  if (begin >= end) return false;
+  auto point = points_.lower_bound(begin);
+  if (point != points_.end() && point->first < end) return true;
+  auto cleared = cleared_.lower_bound(begin);
+  if (cleared != cleared_.end() && cleared->first < end) return true;
+  if (cleared != cleared_.begin() && std::prev(cleared)->second > begin) return true;
+  for (const KeyRange& range : unreadableRanges_) {
+    if (range.begin < end && begin < range.end) return true;
+  }
+  return false;
+}
+
 bool WriteMap::touchesUnreadable(std::string_view begin, std::string_view end) const {
   for (const KeyRange& range : unreadableRanges_) {
     if (range.begin < end && begin < range.end) return true;

@@ -57,6 +57,8 @@ class WriteMap {
   // If `key` lies in a range this transaction cleared, that range's begin.
   std::optional<Bytes> clearedRangeBegin(std::string_view key) const;
   bool hasPoint(std::string_view key) const { return points_.count(key) > 0; }
+  // Whether [begin, end) holds anything this transaction wrote or cleared.
+  bool touchesWrites(std::string_view begin, std::string_view end) const;
   // Whether a read of [begin, end) would touch a key this transaction made unreadable.
   bool touchesUnreadable(std::string_view begin, std::string_view end) const;
 

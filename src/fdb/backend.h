@@ -15,6 +15,14 @@
 
 namespace fdb {
 
+// An integer option parameter as FoundationDB passes it: 8 bytes, little-endian.
+inline Bytes encodeOptionInt(int64_t value) {
+  Bytes out(8, '\0');
+  for (int i = 0; i < 8; ++i)
+    out[i] = static_cast<char>((static_cast<uint64_t>(value) >> (8 * i)) & 0xff);
+  return out;
+}
+
 class TransactionBackend {
  public:
   virtual ~TransactionBackend() = default;
@@ -31,6 +39,14 @@ class TransactionBackend {
   virtual void atomicOp(std::string_view key, std::string_view param, MutationType type) = 0;
   virtual void addConflictRange(std::string_view begin, std::string_view end,
                                 ConflictRangeType type) = 0;
+  virtual Future<MappedRangeResult> getMappedRange(const KeySelector& begin, const KeySelector& end,
+                                                   std::string_view mapper,
+                                                   const RangeOptions& options, bool snapshot) = 0;
+  virtual Future<void> watch(std::string_view key) = 0;
+  // `value`: nullopt for options without a parameter; integers arrive as 8 bytes
+  // little-endian. Throws invalid_option (2007) for an unknown code.
+  virtual void setOption(int code, std::optional<std::string_view> value) = 0;
+  virtual Future<Bytes> getVersionstamp() = 0;
   virtual Future<void> commit() = 0;
   virtual int64_t getCommittedVersion() = 0;
   virtual Future<int64_t> getApproximateSize() = 0;
@@ -43,6 +59,8 @@ class DatabaseBackend {
  public:
   virtual ~DatabaseBackend() = default;
   virtual std::shared_ptr<TransactionBackend> createTransaction() = 0;
+  // As TransactionBackend::setOption, for database options.
+  virtual void setOption(int code, std::optional<std::string_view> value) = 0;
 };
 
 }  // namespace fdb

@@ -19,4 +19,14 @@ Database::Database(std::shared_ptr<DatabaseBackend> backend) : backend_(std::mov
 
 Transaction Database::createTransaction() { return Transaction(backend_->createTransaction()); }
 
+void Database::setOption(DatabaseOption option) {
+  backend_->setOption(static_cast<int>(option), std::nullopt);
+}
+void Database::setOption(DatabaseOption option, int64_t value) {
+  backend_->setOption(static_cast<int>(option), encodeOptionInt(value));
+}
+void Database::setOption(DatabaseOption option, std::string_view value) {
+  backend_->setOption(static_cast<int>(option), value);
+}
+
 }  // namespace fdb

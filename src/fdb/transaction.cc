@@ -56,6 +56,13 @@ std::vector<KeyValue> SnapshotReads::getRangeAll(const KeyRange& range, int limi
   return readAll(*backend_, range, limit, reverse, true);
 }
 
+Future<MappedRangeResult> SnapshotReads::getMappedRange(const KeySelector& begin,
+                                                        const KeySelector& end,
+                                                        std::string_view mapper,
+                                                        const RangeOptions& options) const {
+  return backend_->getMappedRange(begin, end, mapper, options, true);
+}
+
 Transaction::Transaction(std::shared_ptr<TransactionBackend> backend)
     : backend_(std::move(backend)) {}
 
@@ -100,7 +107,26 @@ void Transaction::addWriteConflictKey(std::string_view key) {
   backend_->addConflictRange(key, Bytes(key) + '\0', ConflictRangeType::kWrite);
 }
 
+Future<MappedRangeResult> Transaction::getMappedRange(const KeySelector& begin,
+                                                      const KeySelector& end,
+                                                      std::string_view mapper,
+                                                      const RangeOptions& options) {
+  return backend_->getMappedRange(begin, end, mapper, options, false);
+}
+Future<void> Transaction::watch(std::string_view key) { return backend_->watch(key); }
+
+void Transaction::setOption(TransactionOption option) {
+  backend_->setOption(static_cast<int>(option), std::nullopt);
+}
+void Transaction::setOption(TransactionOption option, int64_t value) {
+  backend_->setOption(static_cast<int>(option), encodeOptionInt(value));
+}
+void Transaction::setOption(TransactionOption option, std::string_view value) {
+  backend_->setOption(static_cast<int>(option), value);
+}
+
 Future<void> Transaction::commit() { return backend_->commit(); }
+Future<Bytes> Transaction::getVersionstamp() { return backend_->getVersionstamp(); }
 int64_t Transaction::getCommittedVersion() { return backend_->getCommittedVersion(); }
 Future<int64_t> Transaction::getApproximateSize() { return backend_->getApproximateSize(); }
 Future<void> Transaction::onError(const Error& error) { return backend_->onError(error); }

@@ -1,0 +1,93 @@
+#include "engine/database_settings.h"
+
+#include <climits>
+
+#include <fmt/format.h>
+
+#include "fdb/error.h"
+
+namespace fdb::engine {
+
+int64_t optionInt(std::optional<std::string_view> value) {
+  if (!value || value->size() != 8) {
+    throw Error(errors::kInvalidOptionValue, "an integer option takes 8 bytes, little-endian");
+  }
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = n << 8 | static_cast<uint8_t>((*value)[static_cast<size_t>(i)]);
+  return static_cast<int64_t>(n);
+}
+
+int64_t optionIntIn(std::optional<std::string_view> value, int64_t lo, int64_t hi) {
+  int64_t n = optionInt(value);
+  if (n < lo || n > hi) {
+    throw Error(errors::kInvalidOptionValue,
+                fmt::format("option value {} is outside [{}, {}]", n, lo, hi));
+  }
+  return n;
+}
+
+TransactionDefaults DatabaseSettings::transactionDefaults() const {
+  std::lock_guard lock(mutex_);
+  return defaults_;
+}
+
+int64_t DatabaseSettings::maxWatches() const {
+  std::lock_guard lock(mutex_);
+  return maxWatches_;
+}
+
+void DatabaseSettings::setOption(int code, std::optional<std::string_view> value) {
+  std::lock_guard lock(mutex_);
+  switch (code) {
+    case 10:  // location_cache_size
+      optionIntIn(value, 0, INT_MAX);
+      return;
+    case 20:  // max_watches
+      maxWatches_ = optionIntIn(value, 0, 1000000);
+      return;
+    case 21:   // machine_id
+    case 22:   // datacenter_id
+    case 504:  // transaction_causal_read_risky
+    case 505:  // transaction_include_port_in_address
+    case 506:  // transaction_automatic_idempotency
+    case 702:  // transaction_report_conflicting_keys
+    case 800:  // use_config_database
+      return;
+    case 26:  // snapshot_ryw_enable
+      ++defaults_.snapshotRyw;
+      return;
+    case 27:  // snapshot_ryw_disable
+      --defaults_.snapshotRyw;
+      return;
+    case 405:  // transaction_logging_max_field_length
+      if (optionIntIn(value, -1, INT_MAX) == 0) {
+        throw Error(errors::kInvalidOptionValue,
+                    "transaction_logging_max_field_length must not be 0");
+      }
+      return;
+    case 500:  // transaction_timeout
+      defaults_.timeoutMillis = optionIntIn(value, 0, INT_MAX);
+      return;
+    case 501:  // transaction_retry_limit
+      defaults_.retryLimit = optionIntIn(value, -1, INT_MAX);
+      return;
+    case 502:  // transaction_max_retry_delay
+      defaults_.maxRetryDelayMillis = optionIntIn(value, 0, INT_MAX);
+      return;
+    case 503:  // transaction_size_limit
+      defaults_.sizeLimit = optionIntIn(value, 32, 10000000);
+      return;
+    case 700:  // transaction_bypass_unreadable
+      defaults_.bypassUnreadable = true;
+      return;
+    case 701:  // transaction_used_during_commit_protection_disable
+      defaults_.usedDuringCommitProtectionDisable = true;
+      return;
+    case 900:  // test_causal_read_risky
+      optionIntIn(value, 0, 100);
+      return;
+    default: throw Error(errors::kInvalidOption, fmt::format("unknown database option {}", code));
+  }
+}
+
+}  // namespace fdb::engine

@@ -1,0 +1,45 @@
+// DatabaseSettings — a database's options (spec §7.2): the defaults every transaction
+// starts from (and returns to on reset and retry), and database-wide limits.
+//
+// Thread-safety: every method may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string_view>
+
+namespace fdb::engine {
+
+// What a transaction's options are before it sets any (FDB_DB_OPTION_TRANSACTION_*).
+struct TransactionDefaults {
+  int64_t timeoutMillis = 0;  // 0: none
+  int64_t retryLimit = -1;    // -1: unlimited
+  int64_t maxRetryDelayMillis = 1000;
+  int64_t sizeLimit = 10000000;
+  int snapshotRyw = 1;  // snapshot reads see own writes while > 0
+  bool bypassUnreadable = false;
+  bool usedDuringCommitProtectionDisable = false;
+};
+
+class DatabaseSettings {
+ public:
+  TransactionDefaults transactionDefaults() const;
+  int64_t maxWatches() const;
+  // Applies FDB_DB_OPTION `code`. Throws fdb::Error 2007 for an unknown code and 2006 for
+  // a bad value.
+  void setOption(int code, std::optional<std::string_view> value);
+
+ private:
+  mutable std::mutex mutex_;
+  TransactionDefaults defaults_;
+  int64_t maxWatches_ = 10000;
+};
+
+// The integer of an Int option parameter (8 bytes, little-endian). Throws fdb::Error 2006
+// (invalid_option_value) when the parameter is missing or not 8 bytes.
+int64_t optionInt(std::optional<std::string_view> value);
+// Throws 2006 unless lo <= v <= hi.
+int64_t optionIntIn(std::optional<std::string_view> value, int64_t lo, int64_t hi);
+
+}  // namespace fdb::engine

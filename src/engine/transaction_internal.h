@@ -1,0 +1,67 @@
+// Constants and helpers shared by engine_transaction.cc and transaction_reads.cc.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "fdb/bytes.h"
+#include "fdb/error.h"
+#include "fdb/future.h"
+#include "fdb/types.h"
+
+namespace fdb::engine::internal {
+
+// The ends of the readable key space without and with system-key access.
+inline const Bytes kNormalKeysEnd = "\xff";
+inline const Bytes kSystemKeysEnd = "\xff\xff";
+// [\xff\xff, \xff\xff\xff): FoundationDB's client-side special key space.
+inline const Bytes kSpecialKeysEnd = "\xff\xff\xff";
+inline const Bytes kMetadataVersionKey = "\xff/metadataVersion";
+
+constexpr size_t kKeySizeLimit = 10000;
+constexpr size_t kSystemKeySizeLimit = 30000;
+// Longer keys cannot exist: reading one gives absent (10,000 plus the 8-byte tenant
+// prefix allowance, getMaxReadKeySize).
+constexpr size_t kReadKeySizeLimit = 10008;
+// sizeof(MutationRef) and sizeof(KeyRangeRef) in FoundationDB's size accounting.
+constexpr int64_t kMutationOverhead = 40;
+constexpr int64_t kConflictRangeOverhead = 32;
+
+constexpr int kAccessedUnreadable = 1036;
+constexpr int kTooManyWatches = 1032;
+constexpr int kWatchesDisabled = 1034;
+constexpr int kTransactionInvalidVersion = 2020;
+constexpr int kNoCommitVersion = 2021;
+constexpr int kMappedRangeReadsYourWrites = 2039;
+constexpr int kUnsupportedOperation = 2108;
+constexpr int kSpecialKeysWriteDisabled = 2114;
+
+inline Bytes keyAfter(std::string_view key) { return Bytes(key) + '\0'; }
+
+[[noreturn]] inline void throwUnreadable(std::string_view key) {
+  throw Error(kAccessedUnreadable,
+              fmt::format("'{}' depends on this transaction's versionstamp", printable(key)));
+}
+
+// Runs `body`, turning an fdb::Error into a failed future.
+template <typename T, typename F>
+Future<T> guarded(F&& body) {
+  try {
+    if constexpr (std::is_void_v<T>) {
+      body();
+      return Future<T>::ready();
+    } else {
+      return Future<T>::ready(body());
+    }
+  } catch (const Error& e) {
+    return Future<T>::failed(e);
+  }
+}
+
+// Bytes a range read returns per batch by streaming mode (spec §3.2); -1 = unlimited.
+int64_t modeByteLimit(StreamingMode mode, int iteration);
+
+}  // namespace fdb::engine::internal

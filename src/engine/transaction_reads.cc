@@ -1,0 +1,444 @@
+// The reads of EngineTransaction: the merged view of the database and the transaction's own
+// writes, point reads, selectors, range reads and mapped range reads, with the read
+// conflict ranges FoundationDB records for them (spec §2.4, §2.5, §3, §5).
+#include <algorithm>
+#include <array>
+
+#include "engine/engine_transaction.h"
+#include "engine/mapper.h"
+#include "engine/transaction_internal.h"
+
+namespace fdb::engine {
+
+using namespace internal;
+
+namespace {
+
+const WriteMap kNoWrites;
+
+// QUICK_GET_KEY_VALUES_LIMIT / _BYTES: the most one mapped entry's range returns.
+constexpr size_t kMappedRangeRowLimit = 2000;
+constexpr int64_t kMappedRangeByteLimit = 10000000;
+// The storage server maps index entries in batches of this many.
+constexpr size_t kMappedBatchSize = 10;
+// Bytes a mapped entry counts besides its keys and values (spec §5.1).
+constexpr int64_t kMappedEntryOverhead = 24;
+
+}  // namespace
+
+int64_t internal::modeByteLimit(StreamingMode mode, int iteration) {
+  static constexpr std::array<int64_t, 10> kIteratorBytes = {4096,  6144,  9216,  13824, 20736,
+                                                             31104, 46656, 69984, 80000, 120000};
+  switch (mode) {
+    case StreamingMode::kIterator:
+      return kIteratorBytes[static_cast<size_t>(std::min(iteration, 10) - 1)];
+    case StreamingMode::kExact: return -1;
+    case StreamingMode::kSmall: return 256;
+    case StreamingMode::kMedium: return 1000;
+    case StreamingMode::kLarge: return 4096;
+    case StreamingMode::kSerial:
+    case StreamingMode::kWantAll: return 80000;
+  }
+  return -1;
+}
+
+const WriteMap& EngineTransaction::visibleWrites(bool snapshot) const {
+  if (options_.readYourWritesDisabled) return kNoWrites;
+  if (snapshot && options_.snapshotRyw <= 0) return kNoWrites;
+  return writes_;
+}
+
+// ---- The merged view ----------------------------------------------------------------
+
+std::optional<Bytes> EngineTransaction::valueOf(const Engine::Reader& reader,
+                                                const WriteMap& writes, std::string_view key) {
+  WriteMap::KeyState state = writes.lookup(key);
+  switch (state.kind) {
+    case WriteMap::KeyState::Kind::kKnown: return state.value;
+    case WriteMap::KeyState::Kind::kPendingOps:
+      return WriteMap::applyOps(*state.ops, reader.get(key));
+    case WriteMap::KeyState::Kind::kUnwritten: return reader.get(key);
+    case WriteMap::KeyState::Kind::kUnreadable: throwUnreadable(key);
+  }
+  return std::nullopt;
+}
+
+std::optional<KeyValue> EngineTransaction::nextVisible(const Engine::Reader& reader,
+                                                       const WriteMap& writes,
+                                                       std::string_view from) const {
+  const Bytes& end = maxReadKey();
+  // The first database row at or after `from` that the transaction's writes leave alone.
+  std::optional<KeyValue> fromDatabase;
+  Bytes position(from);
+  while ((fromDatabase = reader.firstAtOrAfter(position, end))) {
+    if (writes.hasPoint(fromDatabase->key)) {
+      position = keyAfter(fromDatabase->key);
+    } else if (std::optional<Bytes> clearedEnd = writes.clearedRangeEnd(fromDatabase->key)) {
+      position = std::max(keyAfter(fromDatabase->key), *clearedEnd);
+    } else {
+      break;
+    }
+  }
+  // The first written key before that whose value is present.
+  std::optional<KeyValue> fromWrites;
+  writes.forEachPointFrom(from, fromDatabase ? std::string_view(fromDatabase->key) : end,
+                          [&](const Bytes& key) {
+                            std::optional<Bytes> value = valueOf(reader, writes, key);
+                            if (!value) return false;
+                            fromWrites = KeyValue{key, std::move(*value)};
+                            return true;
+                          });
+  std::optional<KeyValue>& found = fromWrites ? fromWrites : fromDatabase;
+  // Stepping over keys that depend on the versionstamp is reading them.
+  if (writes.touchesUnreadable(from, found ? keyAfter(found->key) : end)) throwUnreadable(from);
+  return std::move(found);
+}
+
+std::optional<KeyValue> EngineTransaction::previousVisible(const Engine::Reader& reader,
+                                                           const WriteMap& writes,
+                                                           std::string_view before) const {
+  std::string_view limit = std::min(before, std::string_view(maxReadKey()));
+  std::optional<KeyValue> fromDatabase;
+  Bytes position(limit);
+  while ((fromDatabase = reader.lastBefore(position, ""))) {
+    if (writes.hasPoint(fromDatabase->key)) {
+      position = fromDatabase->key;
+    } else if (std::optional<Bytes> clearedBegin = writes.clearedRangeBegin(fromDatabase->key)) {
+      position = std::min(fromDatabase->key, *clearedBegin);
+    } else {
+      break;
+    }
+  }
+  std::optional<KeyValue> fromWrites;
+  Bytes bound = fromDatabase ? keyAfter(fromDatabase->key) : Bytes();
+  writes.forEachPointBefore(limit, bound, [&](const Bytes& key) {
+    std::optional<Bytes> value = valueOf(reader, writes, key);
+    if (!value) return false;
+    fromWrites = KeyValue{key, std::move(*value)};
+    return true;
+  });
+  std::optional<KeyValue>& found = fromWrites ? fromWrites : fromDatabase;
+  if (writes.touchesUnreadable(found ? std::string_view(found->key) : std::string_view(), limit)) {
+    throwUnreadable(limit);
+  }
+  return std::move(found);
+}
+
+Bytes EngineTransaction::resolve(const Engine::Reader& reader, const WriteMap& writes,
+                                 std::string_view key, int offset, bool* ranOffStart,
+                                 bool* ranOffEnd) const {
+  // Spec §3.1: the last key < key, then `offset` keys further; "" before the first key,
+  // maxReadKey past the last.
+  Bytes position(key);
+  if (offset >= 1) {
+    std::optional<KeyValue> found;
+    for (int i = 0; i < offset; ++i) {
+      found = nextVisible(reader, writes, position);
+      if (!found) {
+        if (i < offset - 1) *ranOffEnd = true;
+        return maxReadKey();
+      }
+      position = keyAfter(found->key);
+    }
+    return found->key;
+  }
+  for (int i = 0; i <= -offset; ++i) {
+    std::optional<KeyValue> found = previousVisible(reader, writes, position);
+    if (!found) {
+      *ranOffStart = true;
+      return Bytes();
+    }
+    position = found->key;
+  }
+  return position;
+}
+
+// ---- Point reads and selectors ------------------------------------------------------
+
+Future<std::optional<Bytes>> EngineTransaction::get(std::string_view key, bool snapshot) {
+  if (std::optional<Error> e = blockingError(false))
+    return Future<std::optional<Bytes>>::failed(*e);
+  hasReadOrWritten_ = true;
+  return guarded<std::optional<Bytes>>([&]() -> std::optional<Bytes> {
+    if (key >= kSystemKeysEnd && key < kSpecialKeysEnd) return std::nullopt;  // no modules
+    if (key >= maxReadKey() && key != kMetadataVersionKey) {
+      throw Error(errors::kKeyOutsideLegalRange,
+                  fmt::format("key '{}' is in the system key space", printable(key)));
+    }
+    if (key.size() > kReadKeySizeLimit) return std::nullopt;  // such keys cannot exist
+    const WriteMap& writes = visibleWrites(snapshot);
+    WriteMap::KeyState state = writes.lookup(key);
+    if (state.kind == WriteMap::KeyState::Kind::kKnown) return state.value;
+    if (state.kind == WriteMap::KeyState::Kind::kUnreadable && !options_.bypassUnreadable) {
+      throwUnreadable(key);
+    }
+    std::optional<Bytes> value;
+    if (state.kind == WriteMap::KeyState::Kind::kUnreadable) {
+      value = engine_->read(readVersion()).get(key);  // bypass_unreadable: the database value
+    } else {
+      value = valueOf(engine_->read(readVersion()), writes, key);
+    }
+    if (!snapshot) addReadConflict(key, keyAfter(key));
+    return value;
+  });
+}
+
+Future<Bytes> EngineTransaction::getKey(const KeySelector& selector, bool snapshot) {
+  if (std::optional<Error> e = blockingError(false)) return Future<Bytes>::failed(*e);
+  hasReadOrWritten_ = true;
+  return guarded<Bytes>([&] {
+    if (selector.key > maxReadKey()) {
+      throw Error(errors::kKeyOutsideLegalRange,
+                  fmt::format("selector key '{}' is beyond the readable key space",
+                              printable(selector.key)));
+    }
+    Bytes key = selector.orEqual ? keyAfter(selector.key) : selector.key;
+    Bytes result;
+    {
+      Engine::Reader reader = engine_->read(readVersion());
+      bool ranOffStart = false, ranOffEnd = false;
+      result =
+          resolve(reader, visibleWrites(snapshot), key, selector.offset, &ranOffStart, &ranOffEnd);
+    }
+    if (!snapshot) {
+      if (selector.offset <= 0) {
+        addReadConflict(result, key);
+      } else {
+        addReadConflict(key, keyAfter(result));
+      }
+    }
+    return result;
+  });
+}
+
+// ---- Range reads --------------------------------------------------------------------
+
+int64_t EngineTransaction::validateRange(const KeySelector& begin, const KeySelector& end,
+                                         const RangeOptions& options) const {
+  int mode = static_cast<int>(options.mode);
+  if (mode < -2 || mode > 4) {
+    throw Error(errors::kClientInvalidOperation, fmt::format("unknown streaming mode {}", mode));
+  }
+  if (options.mode == StreamingMode::kIterator && options.iteration < 1) {
+    throw Error(errors::kClientInvalidOperation, "ITERATOR streaming mode needs iteration >= 1");
+  }
+  if (options.limit < 0 || options.targetBytes < 0) {
+    throw Error(errors::kRangeLimitsInvalid, "range limits must not be negative");
+  }
+  if (options.mode == StreamingMode::kExact && options.limit == 0 && options.targetBytes == 0) {
+    throw Error(errors::kExactModeWithoutLimits, "EXACT streaming mode needs a row or byte limit");
+  }
+  if (begin.key > maxReadKey() || end.key > maxReadKey()) {
+    throw Error(errors::kKeyOutsideLegalRange, "range endpoint beyond the readable key space");
+  }
+  int64_t byteLimit = modeByteLimit(options.mode, options.iteration);
+  if (options.targetBytes > 0) {
+    byteLimit =
+        byteLimit < 0 ? options.targetBytes : std::min<int64_t>(byteLimit, options.targetBytes);
+  }
+  return byteLimit;
+}
+
+void EngineTransaction::addRangeReadConflict(const KeySelector& begin, const KeySelector& end,
+                                             const Bytes& beginKey, const Bytes& endKey,
+                                             const Bytes& lowestRow, const Bytes& highestRow,
+                                             bool hasRows, bool more, bool reverse,
+                                             bool ranOffStart, bool ranOffEnd) {
+  // FoundationDB's rule (RYWImpl::addConflictRange over GetRangeReq; spec §2.5): the span
+  // between the selectors' keys; a limited read stops depending on what lies beyond its
+  // last row in the direction it read; a selector that ran off an end of the data depends
+  // on everything up to that end; and the span always covers the rows returned.
+  Bytes conflictBegin, conflictEnd;
+  if (beginKey < endKey) {
+    conflictBegin = beginKey;
+    conflictEnd = endKey;
+    if (!reverse && end.offset > 0 && more) conflictEnd = beginKey;
+    if (reverse && begin.offset <= 1 && more) conflictBegin = endKey;
+  } else {
+    conflictBegin = endKey;
+    conflictEnd = beginKey;
+  }
+  if (ranOffStart && begin.offset <= 0) conflictBegin = Bytes();
+  if (ranOffEnd && end.offset > 0) conflictEnd = maxReadKey();
+  if (hasRows) {
+    if (reverse || begin.offset <= 0) conflictBegin = std::min(conflictBegin, lowestRow);
+    if ((!reverse || end.offset > 0) && conflictEnd <= highestRow)
+      conflictEnd = keyAfter(highestRow);
+  }
+  if (conflictBegin < conflictEnd) addReadConflict(conflictBegin, conflictEnd);
+}
+
+Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const KeySelector& end,
+                                                const RangeOptions& options, bool snapshot) {
+  if (std::optional<Error> e = blockingError(false)) return Future<RangeResult>::failed(*e);
+  hasReadOrWritten_ = true;
+  return guarded<RangeResult>([&] {
+    RangeResult result;
+    // The special key space has no modules here: its ranges read empty.
+    if (begin.key >= kSystemKeysEnd && end.key <= kSpecialKeysEnd) return result;
+    int64_t byteLimit = validateRange(begin, end, options);
+    const size_t rowLimit = options.limit > 0 ? static_cast<size_t>(options.limit) : SIZE_MAX;
+
+    Bytes beginKey = begin.orEqual ? keyAfter(begin.key) : begin.key;
+    Bytes endKey = end.orEqual ? keyAfter(end.key) : end.key;
+    // An inverted range is empty, not an error, and reads nothing.
+    if (begin.offset >= end.offset && beginKey >= endKey) return result;
+
+    const WriteMap& writes = visibleWrites(snapshot);
+    bool limited = false;
+    bool ranOffStart = false, ranOffEnd = false;  // by either selector
+    {
+      Engine::Reader reader = engine_->read(readVersion());
+      Bytes resolvedBegin =
+          resolve(reader, writes, beginKey, begin.offset, &ranOffStart, &ranOffEnd);
+      Bytes resolvedEnd = resolve(reader, writes, endKey, end.offset, &ranOffStart, &ranOffEnd);
+      // Selectors that resolve to an empty range say nothing about the ends of the data.
+      if (resolvedBegin >= resolvedEnd) ranOffStart = ranOffEnd = false;
+      int64_t bytes = 0;
+      auto take = [&](KeyValue row) {
+        bytes += static_cast<int64_t>(row.key.size() + row.value.size() + 8);
+        result.rows.push_back(std::move(row));
+        if (result.rows.size() >= rowLimit || (byteLimit >= 0 && bytes >= byteLimit))
+          limited = true;
+      };
+      if (!options.reverse) {
+        Bytes position = resolvedBegin;
+        while (!limited && resolvedBegin < resolvedEnd) {
+          std::optional<KeyValue> row = nextVisible(reader, writes, position);
+          if (!row || row->key >= resolvedEnd) break;
+          position = keyAfter(row->key);
+          take(std::move(*row));
+        }
+      } else {
+        Bytes position = resolvedEnd;
+        while (!limited && resolvedBegin < resolvedEnd) {
+          std::optional<KeyValue> row = previousVisible(reader, writes, position);
+          if (!row || row->key < resolvedBegin) break;
+          position = row->key;
+          take(std::move(*row));
+        }
+      }
+    }
+    result.more = limited && !result.rows.empty();
+    if (!snapshot) {
+      bool hasRows = !result.rows.empty();
+      const Bytes& first = hasRows ? result.rows.front().key : beginKey;
+      const Bytes& last = hasRows ? result.rows.back().key : beginKey;
+      addRangeReadConflict(begin, end, beginKey, endKey, options.reverse ? last : first,
+                           options.reverse ? first : last, hasRows, result.more, options.reverse,
+                           ranOffStart, ranOffEnd);
+    }
+    return result;
+  });
+}
+
+// ---- Mapped range reads -------------------------------------------------------------
+
+Future<MappedRangeResult> EngineTransaction::getMappedRange(const KeySelector& begin,
+                                                            const KeySelector& end,
+                                                            std::string_view mapperBytes,
+                                                            const RangeOptions& options,
+                                                            bool snapshot) {
+  if (std::optional<Error> e = blockingError(false)) return Future<MappedRangeResult>::failed(*e);
+  hasReadOrWritten_ = true;
+  return guarded<MappedRangeResult>([&] {
+    if (snapshot || options_.readYourWritesDisabled) {
+      throw Error(kUnsupportedOperation,
+                  "mapped range reads are serializable and need read-your-writes");
+    }
+    if (begin.key >= kSystemKeysEnd) {
+      throw Error(errors::kClientInvalidOperation, "mapped range read in the special key space");
+    }
+    int64_t byteLimit = validateRange(begin, end, options);
+    Mapper mapper = Mapper::parse(mapperBytes);
+    const size_t rowLimit = options.limit > 0 ? static_cast<size_t>(options.limit) : SIZE_MAX;
+
+    MappedRangeResult result;
+    Bytes beginKey = begin.orEqual ? keyAfter(begin.key) : begin.key;
+    Bytes endKey = end.orEqual ? keyAfter(end.key) : end.key;
+    if (begin.offset >= end.offset && beginKey >= endKey) return result;
+
+    // It does not read this transaction's writes: anything they touched is an error.
+    auto failIfWritten = [&](std::string_view from, std::string_view to) {
+      if (writes_.touchesWrites(from, to)) {
+        throw Error(kMappedRangeReadsYourWrites,
+                    fmt::format("[{}, {}) holds writes of this transaction", printable(from),
+                                printable(to)));
+      }
+    };
+
+    std::vector<KeyValue> index;
+    bool primaryMore = false;
+    bool ranOffStart = false, ranOffEnd = false;
+    {
+      // One engine operation: the index scan and every secondary read at one version.
+      Engine::Reader reader = engine_->read(readVersion());
+      Bytes resolvedBegin =
+          resolve(reader, kNoWrites, beginKey, begin.offset, &ranOffStart, &ranOffEnd);
+      Bytes resolvedEnd = resolve(reader, kNoWrites, endKey, end.offset, &ranOffStart, &ranOffEnd);
+      if (resolvedBegin >= resolvedEnd) ranOffStart = ranOffEnd = false;
+      failIfWritten(std::min(beginKey, resolvedBegin), std::max(endKey, resolvedEnd));
+      // The index prefetch gets a fifth of the byte budget (spec §5.1).
+      int64_t prefetchBytes = byteLimit < 0 ? -1 : std::max<int64_t>(1, byteLimit / 5);
+      int64_t bytes = 0;
+      Bytes position = options.reverse ? resolvedEnd : resolvedBegin;
+      while (resolvedBegin < resolvedEnd && !primaryMore) {
+        std::optional<KeyValue> row = options.reverse
+                                          ? reader.lastBefore(position, resolvedBegin)
+                                          : reader.firstAtOrAfter(position, resolvedEnd);
+        if (!row) break;
+        position = options.reverse ? row->key : keyAfter(row->key);
+        bytes += static_cast<int64_t>(row->key.size() + row->value.size() + 8);
+        index.push_back(std::move(*row));
+        if (index.size() >= rowLimit || (prefetchBytes >= 0 && bytes >= prefetchBytes)) {
+          primaryMore = true;
+        }
+      }
+      // Map the entries in batches of ten until a batch exhausts the byte budget.
+      int64_t mappedBytes = 0;
+      for (size_t i = 0; i < index.size(); ++i) {
+        if (i % kMappedBatchSize == 0 && byteLimit >= 0 && mappedBytes >= byteLimit) break;
+        MappedKeyValue entry{index[i].key, index[i].value, {}, {}, {}};
+        Bytes built = mapper.build(entry.key, entry.value);
+        mappedBytes +=
+            kMappedEntryOverhead + static_cast<int64_t>(entry.key.size() + entry.value.size());
+        if (mapper.isRange()) {
+          entry.rangeBegin = built;
+          entry.rangeEnd = strinc(built);
+        } else {
+          entry.rangeBegin = built;
+          entry.rangeEnd = keyAfter(built);
+        }
+        failIfWritten(entry.rangeBegin, entry.rangeEnd);
+        Bytes rowPosition = entry.rangeBegin;
+        int64_t rangeBytes = 0;
+        while (entry.rangeRows.size() < kMappedRangeRowLimit &&
+               rangeBytes < kMappedRangeByteLimit) {
+          std::optional<KeyValue> row = reader.firstAtOrAfter(rowPosition, entry.rangeEnd);
+          if (!row || row->key >= maxReadKey()) break;
+          rowPosition = keyAfter(row->key);
+          rangeBytes += static_cast<int64_t>(row->key.size() + row->value.size());
+          mappedBytes +=
+              kMappedEntryOverhead + static_cast<int64_t>(row->key.size() + row->value.size());
+          entry.rangeRows.push_back(std::move(*row));
+        }
+        result.rows.push_back(std::move(entry));
+      }
+    }
+    result.more = !result.rows.empty() && (primaryMore || result.rows.size() < index.size());
+
+    // Read conflicts: the primary range as a range read of the entries returned, and every
+    // secondary range.
+    bool hasRows = !result.rows.empty();
+    const Bytes& first = hasRows ? result.rows.front().key : beginKey;
+    const Bytes& last = hasRows ? result.rows.back().key : beginKey;
+    addRangeReadConflict(begin, end, beginKey, endKey, options.reverse ? last : first,
+                         options.reverse ? first : last, hasRows, result.more, options.reverse,
+                         ranOffStart, ranOffEnd);
+    for (const MappedKeyValue& entry : result.rows)
+      addReadConflict(entry.rangeBegin, entry.rangeEnd);
+    return result;
+  });
+}
+
+}  // namespace fdb::engine
