@@ -91,10 +91,13 @@ class EngineTransaction final : public TransactionBackend {
   const WriteMap& visibleWrites(bool snapshot) const;
   // The merged view: the database at the read version overlaid with `writes`, over keys in
   // ["", maxReadKey).
+  // nextVisible looks at keys in [from, end) (end "" or beyond maxReadKey: up to maxReadKey),
+  // previousVisible at keys in [begin, before).
   std::optional<KeyValue> nextVisible(const Engine::Reader& reader, const WriteMap& writes,
-                                      std::string_view from) const;
+                                      std::string_view from, std::string_view end = {}) const;
   std::optional<KeyValue> previousVisible(const Engine::Reader& reader, const WriteMap& writes,
-                                          std::string_view before) const;
+                                          std::string_view before,
+                                          std::string_view begin = {}) const;
   static std::optional<Bytes> valueOf(const Engine::Reader& reader, const WriteMap& writes,
                                       std::string_view key);
   // Resolves a normalized selector (orEqual already folded into the key). Sets
@@ -103,6 +106,9 @@ class EngineTransaction final : public TransactionBackend {
   // readThroughEnd); leaves them alone otherwise.
   Bytes resolve(const Engine::Reader& reader, const WriteMap& writes, std::string_view key,
                 int offset, bool* ranOffStart, bool* ranOffEnd) const;
+  // resolve() for a range read's bound: a firstGreaterOrEqual bound is its own key.
+  Bytes resolveBound(const Engine::Reader& reader, const WriteMap& writes, std::string_view key,
+                     int offset, bool* ranOffStart, bool* ranOffEnd) const;
   // Checks a range read's parameters (spec §3.2); returns the effective byte limit
   // (-1: none).
   int64_t validateRange(const KeySelector& begin, const KeySelector& end,

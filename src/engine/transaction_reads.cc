@@ -65,8 +65,9 @@ std::optional<Bytes> EngineTransaction::valueOf(const Engine::Reader& reader,
 
 std::optional<KeyValue> EngineTransaction::nextVisible(const Engine::Reader& reader,
                                                        const WriteMap& writes,
-                                                       std::string_view from) const {
-  const Bytes& end = maxReadKey();
+                                                       std::string_view from,
+                                                       std::string_view end) const {
+  if (end.empty() || end > maxReadKey()) end = maxReadKey();
   // The first database row at or after `from` that the transaction's writes leave alone.
   std::optional<KeyValue> fromDatabase;
   Bytes position(from);
@@ -96,11 +97,12 @@ std::optional<KeyValue> EngineTransaction::nextVisible(const Engine::Reader& rea
 
 std::optional<KeyValue> EngineTransaction::previousVisible(const Engine::Reader& reader,
                                                            const WriteMap& writes,
-                                                           std::string_view before) const {
+                                                           std::string_view before,
+                                                           std::string_view begin) const {
   std::string_view limit = std::min(before, std::string_view(maxReadKey()));
   std::optional<KeyValue> fromDatabase;
   Bytes position(limit);
-  while ((fromDatabase = reader.lastBefore(position, ""))) {
+  while ((fromDatabase = reader.lastBefore(position, begin))) {
     if (writes.hasPoint(fromDatabase->key)) {
       position = fromDatabase->key;
     } else if (std::optional<Bytes> clearedBegin = writes.clearedRangeBegin(fromDatabase->key)) {
@@ -110,7 +112,7 @@ std::optional<KeyValue> EngineTransaction::previousVisible(const Engine::Reader&
     }
   }
   std::optional<KeyValue> fromWrites;
-  Bytes bound = fromDatabase ? keyAfter(fromDatabase->key) : Bytes();
+  Bytes bound = fromDatabase ? keyAfter(fromDatabase->key) : Bytes(begin);
   writes.forEachPointBefore(limit, bound, [&](const Bytes& key) {
     std::optional<Bytes> value = valueOf(reader, writes, key);
     if (!value) return false;
@@ -118,7 +120,7 @@ std::optional<KeyValue> EngineTransaction::previousVisible(const Engine::Reader&
     return true;
   });
   std::optional<KeyValue>& found = fromWrites ? fromWrites : fromDatabase;
-  if (writes.touchesUnreadable(found ? std::string_view(found->key) : std::string_view(), limit)) {
+  if (writes.touchesUnreadable(found ? std::string_view(found->key) : begin, limit)) {
     throwUnreadable(limit);
   }
   return std::move(found);
@@ -153,6 +155,15 @@ Bytes EngineTransaction::resolve(const Engine::Reader& reader, const WriteMap& w
   return position;
 }
 
+Bytes EngineTransaction::resolveBound(const Engine::Reader& reader, const WriteMap& writes,
+                                      std::string_view key, int offset, bool* ranOffStart,
+                                      bool* ranOffEnd) const {
+  // A range bound "first key >= key" selects the same rows as the key itself: no need to
+  // look at (or to be able to read) what follows it.
+  if (offset == 1) return Bytes(key);
+  return resolve(reader, writes, key, offset, ranOffStart, ranOffEnd);
+}
+
 // ---- Point reads and selectors ------------------------------------------------------
 
 Future<std::optional<Bytes>> EngineTransaction::get(std::string_view key, bool snapshot) {
@@ -165,7 +176,8 @@ Future<std::optional<Bytes>> EngineTransaction::get(std::string_view key, bool s
       throw Error(errors::kKeyOutsideLegalRange,
                   fmt::format("key '{}' is in the system key space", printable(key)));
     }
-    if (key.size() > kReadKeySizeLimit) return std::nullopt;  // such keys cannot exist
+    size_t readLimit = key.starts_with('\xff') ? kSystemKeySizeLimit : kReadKeySizeLimit;
+    if (key.size() > readLimit) return std::nullopt;  // such keys cannot exist
     const WriteMap& writes = visibleWrites(snapshot);
     WriteMap::KeyState state = writes.lookup(key);
     if (state.kind == WriteMap::KeyState::Kind::kKnown) return state.value;
@@ -290,8 +302,9 @@ Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const 
     {
       Engine::Reader reader = engine_->read(readVersion());
       Bytes resolvedBegin =
-          resolve(reader, writes, beginKey, begin.offset, &ranOffStart, &ranOffEnd);
-      Bytes resolvedEnd = resolve(reader, writes, endKey, end.offset, &ranOffStart, &ranOffEnd);
+          resolveBound(reader, writes, beginKey, begin.offset, &ranOffStart, &ranOffEnd);
+      Bytes resolvedEnd =
+          resolveBound(reader, writes, endKey, end.offset, &ranOffStart, &ranOffEnd);
       // Selectors that resolve to an empty range say nothing about the ends of the data.
       if (resolvedBegin >= resolvedEnd) ranOffStart = ranOffEnd = false;
       int64_t bytes = 0;
@@ -304,16 +317,16 @@ Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const 
       if (!options.reverse) {
         Bytes position = resolvedBegin;
         while (!limited && resolvedBegin < resolvedEnd) {
-          std::optional<KeyValue> row = nextVisible(reader, writes, position);
-          if (!row || row->key >= resolvedEnd) break;
+          std::optional<KeyValue> row = nextVisible(reader, writes, position, resolvedEnd);
+          if (!row) break;
           position = keyAfter(row->key);
           take(std::move(*row));
         }
       } else {
         Bytes position = resolvedEnd;
         while (!limited && resolvedBegin < resolvedEnd) {
-          std::optional<KeyValue> row = previousVisible(reader, writes, position);
-          if (!row || row->key < resolvedBegin) break;
+          std::optional<KeyValue> row = previousVisible(reader, writes, position, resolvedBegin);
+          if (!row) break;
           position = row->key;
           take(std::move(*row));
         }
@@ -374,8 +387,9 @@ Future<MappedRangeResult> EngineTransaction::getMappedRange(const KeySelector& b
       // One engine operation: the index scan and every secondary read at one version.
       Engine::Reader reader = engine_->read(readVersion());
       Bytes resolvedBegin =
-          resolve(reader, kNoWrites, beginKey, begin.offset, &ranOffStart, &ranOffEnd);
-      Bytes resolvedEnd = resolve(reader, kNoWrites, endKey, end.offset, &ranOffStart, &ranOffEnd);
+          resolveBound(reader, kNoWrites, beginKey, begin.offset, &ranOffStart, &ranOffEnd);
+      Bytes resolvedEnd =
+          resolveBound(reader, kNoWrites, endKey, end.offset, &ranOffStart, &ranOffEnd);
       if (resolvedBegin >= resolvedEnd) ranOffStart = ranOffEnd = false;
       failIfWritten(std::min(beginKey, resolvedBegin), std::max(endKey, resolvedEnd));
       // The index prefetch gets a fifth of the byte budget (spec §5.1).
