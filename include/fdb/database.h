@@ -28,13 +28,41 @@ namespace fdb {
 
 class DatabaseBackend;
 
+// Options of the embedded engine (the memory: addresses); they apply when the engine is
+// created, so to a named database only on its first open.
+struct EngineOptions {
+  // Simulated network (off by default): every round trip (read version, each read or range
+  // batch, each mapped-range batch, commit) completes after a delay, scheduled on a timer
+  // thread; operations issued together overlap as on a network.
+  enum class DelayDistribution { kFixed, kExponential };
+  int64_t oneWayDelayMicros = 0;  // a round trip takes twice this (on average)
+  DelayDistribution delayDistribution = DelayDistribution::kFixed;
+
+  // Fault injection (off by default), FoundationDB's client buggify in-process: a seeded
+  // plan; the same seed and the same operations give the same faults.
+  struct Faults {
+    bool enabled = false;
+    uint64_t seed = 0;
+    double notCommitted = 0;       // a commit fails with not_committed (1020)
+    double unknownResult = 0;      // a commit fails with commit_unknown_result (1021),
+                                   // half of them after committing
+    double readVersionTooOld = 0;  // a read fails with transaction_too_old (1007)
+    double slowdown = 0;           // a round trip takes slowdownMicros longer
+    int64_t slowdownMicros = 0;
+  } faults;
+};
+
 class Database {
  public:
   // Throws fdb::Error 2000 (client_invalid_operation) for an address it cannot open.
   static Database open(std::string_view address);
+  static Database open(std::string_view address, const EngineOptions& options);
   explicit Database(std::shared_ptr<DatabaseBackend> backend);
 
   Transaction createTransaction();
+
+  // Round trips of every transaction of this database so far.
+  RoundTrips roundTrips() const;
 
   // Database options (include/fdb/options.h); the transaction defaults apply to
   // transactions created, reset or retried afterwards.

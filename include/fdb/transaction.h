@@ -138,6 +138,9 @@ class Transaction {
   // Fails every pending and later operation with transaction_cancelled (1025) until reset.
   void cancel();
 
+  // The round trips this transaction's operations made (all attempts since creation).
+  RoundTrips roundTrips() const;
+
  private:
   std::shared_ptr<TransactionBackend> backend_;
 };

@@ -80,4 +80,17 @@ enum class MutationType : int {
 
 enum class ConflictRangeType : int { kRead = 0, kWrite = 1 };
 
+// Operations that are a round trip to a FoundationDB cluster, counted by the backend where
+// the round trip happens (never by callers): what remote fetch saves and network delay costs.
+struct RoundTrips {
+  int64_t readVersions = 0;      // GRV
+  int64_t reads = 0;             // point reads and key selector resolutions
+  int64_t rangeReads = 0;        // range read batches
+  int64_t mappedRangeReads = 0;  // mapped range read batches
+  int64_t commits = 0;           // commits that reach the cluster (not read-only ones)
+
+  int64_t total() const { return readVersions + reads + rangeReads + mappedRangeReads + commits; }
+  friend bool operator==(const RoundTrips&, const RoundTrips&) = default;
+};
+
 }  // namespace fdb

@@ -49,7 +49,6 @@ void DatabaseSettings::setOption(int code, std::optional<std::string_view> value
     case 22:   // datacenter_id
     case 504:  // transaction_causal_read_risky
     case 505:  // transaction_include_port_in_address
-    case 506:  // transaction_automatic_idempotency
     case 702:  // transaction_report_conflicting_keys
     case 800:  // use_config_database
       return;
@@ -76,6 +75,9 @@ void DatabaseSettings::setOption(int code, std::optional<std::string_view> value
       return;
     case 503:  // transaction_size_limit
       defaults_.sizeLimit = optionIntIn(value, 32, 10000000);
+      return;
+    case 506:  // transaction_automatic_idempotency
+      defaults_.automaticIdempotency = true;
       return;
     case 700:  // transaction_bypass_unreadable
       defaults_.bypassUnreadable = true;

@@ -20,6 +20,7 @@ struct TransactionDefaults {
   int snapshotRyw = 1;  // snapshot reads see own writes while > 0
   bool bypassUnreadable = false;
   bool usedDuringCommitProtectionDisable = false;
+  bool automaticIdempotency = false;
 };
 
 class DatabaseSettings {

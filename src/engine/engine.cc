@@ -37,8 +37,13 @@ Bytes placeVersionstamp(std::string_view operand, int64_t version) {
 
 }  // namespace
 
-Engine::Engine(std::shared_ptr<VersionClock> clock)
-    : clock_(std::move(clock)), latestCommitted_(0), minNextCommit_(0) {
+Engine::Engine(std::shared_ptr<VersionClock> clock, const EngineOptions& options)
+    : clock_(std::move(clock)),
+      options_(options),
+      faults_(options.faults),
+      delayRandom_(options.faults.seed + 1),
+      latestCommitted_(0),
+      minNextCommit_(0) {
   latestCommitted_ = wallVersion();
   minNextCommit_ = latestCommitted_ + 1;
 }
@@ -209,6 +214,33 @@ void Engine::collectGarbageLocked(int64_t version) {
     history_.forgetUpTo(horizon);
     lastHistoryCleanup_ = commits_;
   }
+}
+
+int64_t Engine::roundTrip(RoundTripKind kind) {
+  roundTrips_[static_cast<size_t>(kind)].fetch_add(1, std::memory_order_relaxed);
+  int64_t delay = 0;
+  if (options_.oneWayDelayMicros > 0) {
+    double mean = 2.0 * static_cast<double>(options_.oneWayDelayMicros);
+    if (options_.delayDistribution == EngineOptions::DelayDistribution::kFixed) {
+      delay = static_cast<int64_t>(mean);
+    } else {
+      std::lock_guard lock(delayMutex_);
+      delay = static_cast<int64_t>(std::exponential_distribution<double>(1.0 / mean)(delayRandom_));
+    }
+  }
+  return delay + faults_.slowdownMicros();
+}
+
+RoundTrips Engine::roundTrips() const {
+  auto count = [&](RoundTripKind kind) { return roundTrips_[static_cast<size_t>(kind)].load(); };
+  return RoundTrips{count(RoundTripKind::kReadVersion), count(RoundTripKind::kRead),
+                    count(RoundTripKind::kRangeRead), count(RoundTripKind::kMappedRangeRead),
+                    count(RoundTripKind::kCommit)};
+}
+
+Timer& Engine::timer() {
+  std::call_once(timerStarted_, [&] { timer_ = std::make_unique<Timer>(clock_); });
+  return *timer_;
 }
 
 EngineStats Engine::stats() const {

@@ -15,19 +15,24 @@
 // run concurrently with each other.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <shared_mutex>
 #include <string_view>
 #include <vector>
 
 #include "engine/conflict_history.h"
+#include "engine/fault_injector.h"
+#include "engine/timer.h"
 #include "engine/version_clock.h"
 #include "engine/versioned_store.h"
 #include "fdb/bytes.h"
+#include "fdb/database.h"
 #include "fdb/future.h"
 #include "fdb/types.h"
 
@@ -61,9 +66,13 @@ struct EngineStats {
   size_t conflictBoundaries = 0;
 };
 
+// The kinds of round trip a client makes to a cluster (see fdb::RoundTrips).
+enum class RoundTripKind { kReadVersion, kRead, kRangeRead, kMappedRangeRead, kCommit };
+
 class Engine {
  public:
-  explicit Engine(std::shared_ptr<VersionClock> clock = std::make_shared<SteadyVersionClock>());
+  explicit Engine(std::shared_ptr<VersionClock> clock = std::make_shared<SteadyVersionClock>(),
+                  const EngineOptions& options = {});
 
   // A read version that sees every commit acknowledged before the call.
   int64_t getReadVersion();
@@ -106,6 +115,14 @@ class Engine {
   size_t outstandingWatches();
 
   VersionClock& clock() { return *clock_; }
+
+  // Counts one round trip of `kind` for the whole database and returns how long it takes:
+  // the simulated network's delay plus any injected slowdown (0 without either).
+  int64_t roundTrip(RoundTripKind kind);
+  RoundTrips roundTrips() const;
+  FaultInjector& faults() { return faults_; }
+  // The timer that completes delayed operations (started on first use).
+  Timer& timer();
   EngineStats stats() const;
 
  private:
@@ -127,6 +144,13 @@ class Engine {
   };
 
   std::shared_ptr<VersionClock> clock_;
+  const EngineOptions options_;
+  FaultInjector faults_;
+  std::mutex delayMutex_;
+  std::mt19937_64 delayRandom_;  // network jitter; separate from the fault plan's generator
+  std::once_flag timerStarted_;
+  std::unique_ptr<Timer> timer_;
+  std::array<std::atomic<int64_t>, 5> roundTrips_{};  // by RoundTripKind
   mutable std::shared_mutex mutex_;
   VersionedStore store_;
   ConflictHistory history_;

@@ -91,8 +91,37 @@ void EngineTransaction::deferError(Error error) {
 }
 
 int64_t EngineTransaction::readVersion() {
-  if (!readVersion_) readVersion_ = engine_->getReadVersion();
+  if (!readVersion_) {
+    ++trips_.readVersions;
+    readVersionReadyAt_ =
+        engine_->clock().nowMicros() + engine_->roundTrip(RoundTripKind::kReadVersion);
+    operationReadyAt_ = std::max(operationReadyAt_, readVersionReadyAt_);
+    readVersion_ = engine_->getReadVersion();
+  }
   return *readVersion_;
+}
+
+void EngineTransaction::beginOperation() { operationReadyAt_ = engine_->clock().nowMicros(); }
+
+void EngineTransaction::roundTrip(RoundTripKind kind) {
+  switch (kind) {
+    case RoundTripKind::kReadVersion: ++trips_.readVersions; break;
+    case RoundTripKind::kRead: ++trips_.reads; break;
+    case RoundTripKind::kRangeRead: ++trips_.rangeReads; break;
+    case RoundTripKind::kMappedRangeRead: ++trips_.mappedRangeReads; break;
+    case RoundTripKind::kCommit: ++trips_.commits; break;
+  }
+  // A request waits for the read version it carries, then travels.
+  operationReadyAt_ = std::max(operationReadyAt_, readVersionReadyAt_) + engine_->roundTrip(kind);
+  if (kind != RoundTripKind::kCommit && engine_->faults().readVersionTooOld()) {
+    throw Error(errors::kTransactionTooOld, "injected fault: the read version aged out");
+  }
+}
+
+Engine::Reader EngineTransaction::readAt(RoundTripKind kind) {
+  int64_t version = readVersion();
+  roundTrip(kind);
+  return engine_->read(version);
 }
 
 const Bytes& EngineTransaction::maxReadKey() const {
@@ -250,7 +279,8 @@ Future<int64_t> EngineTransaction::getReadVersion() {
   if (std::optional<Error> e = blockingError(/*allowedAfterCommit=*/true)) {
     return Future<int64_t>::failed(*e);
   }
-  return guarded<int64_t>([&] { return readVersion(); });
+  beginOperation();
+  return deliver(guarded<int64_t>([&] { return readVersion(); }));
 }
 
 void EngineTransaction::setReadVersion(int64_t version) {
@@ -461,6 +491,7 @@ Future<Bytes> EngineTransaction::getVersionstamp() {
 Future<void> EngineTransaction::commit() {
   if (std::optional<Error> e = blockingError(false)) return Future<void>::failed(*e);
   commitCalled_ = true;
+  beginOperation();
   std::optional<Promise<Bytes>> versionstamp = std::move(versionstamp_);
   versionstamp_.reset();
   std::vector<PendingWatch> watches = std::move(pendingWatches_);
@@ -486,18 +517,40 @@ Future<void> EngineTransaction::commit() {
     request.readConflicts = std::move(readConflicts_);
     request.writeConflicts = std::move(writeConflicts_);
     request.mutations = writes_.mutations();
-    committedVersion_ = engine_->commit(request);
+    roundTrip(RoundTripKind::kCommit);
+    commitWithFaults(request);
   } catch (const Error& e) {
-    if (versionstamp)
+    if (versionstamp) {
       versionstamp->setError(Error(kTransactionInvalidVersion, "the commit failed"));
+    }
     for (PendingWatch& watch : watches) watch.promise.setError(e);
-    return Future<void>::failed(e);
+    return deliver(Future<void>::failed(e));
   }
   if (versionstamp) versionstamp->setValue(versionstampOf(committedVersion_));
   for (PendingWatch& watch : watches) {
     engine_->armWatch(watch.key, std::move(watch.expected), std::move(watch.promise));
   }
-  return Future<void>::ready();
+  return deliver(Future<void>::ready());
+}
+
+void EngineTransaction::commitWithFaults(const CommitRequest& request) {
+  // With automatic idempotency the client learns, through the commit's idempotency id,
+  // whether a commit with an unknown result took effect, and reports that instead.
+  const bool resolveUnknown = options_.automaticIdempotency;
+  switch (engine_->faults().commitFault()) {
+    case FaultInjector::CommitFault::kNone: committedVersion_ = engine_->commit(request); return;
+    case FaultInjector::CommitFault::kNotCommitted:
+      throw Error(errors::kNotCommitted, "injected fault");
+    case FaultInjector::CommitFault::kUnknownNotCommitted:
+      if (resolveUnknown)
+        throw Error(errors::kNotCommitted, "injected fault, resolved by idempotency id");
+      throw Error(errors::kCommitUnknownResult, "injected fault (not committed)");
+    case FaultInjector::CommitFault::kUnknownCommitted:
+      committedVersion_ = engine_->commit(request);
+      if (resolveUnknown) return;
+      committedVersion_ = -1;
+      throw Error(errors::kCommitUnknownResult, "injected fault (committed)");
+  }
 }
 
 }  // namespace fdb::engine

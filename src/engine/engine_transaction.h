@@ -51,6 +51,7 @@ class EngineTransaction final : public TransactionBackend {
   Future<void> onError(const Error& error) override;
   void reset() override;
   void cancel() override;
+  RoundTrips roundTrips() const override { return trips_; }
 
  private:
   // A range read's selectors after validation: keys with orEqual folded in, resolved.
@@ -67,7 +68,19 @@ class EngineTransaction final : public TransactionBackend {
   // (poisoning it with used_during_commit).
   bool acceptWrite();
   void deferError(Error error);
+  // The read version, fetched (one round trip) on first use.
   int64_t readVersion();
+  // Starts timing a future-returning operation: its round trips add up from now.
+  void beginOperation();
+  // Counts a round trip of `kind` for this transaction and the database, adds its
+  // simulated delay to the operation, and applies the injected read faults.
+  void roundTrip(RoundTripKind kind);
+  // A reader at the read version after one round trip of `kind`.
+  Engine::Reader readAt(RoundTripKind kind);
+  // `result` as the caller sees it: at once, or from the timer once the operation's
+  // round trips are over.
+  template <typename T>
+  Future<T> deliver(Future<T> result);
   // The end of the readable key space: "\xff", or "\xff\xff" with system-key access.
   const Bytes& maxReadKey() const;
   // Why an ordinary write of `key` is refused, if it is.
@@ -79,6 +92,9 @@ class EngineTransaction final : public TransactionBackend {
                             const Bytes& endKey, const Bytes& lowestRow, const Bytes& highestRow,
                             bool hasRows, bool more, bool reverse, bool ranOffStart,
                             bool ranOffEnd);
+  // engine_->commit under the fault plan: may throw 1020 or 1021 (applied or not), or their
+  // resolution under automatic idempotency.
+  void commitWithFaults(const CommitRequest& request);
   // Clears everything an attempt accumulated (reset() and a retry share this); pending
   // watches and the versionstamp future fail with `pendingError`.
   void clearAttempt(const Error& pendingError);
@@ -130,10 +146,32 @@ class EngineTransaction final : public TransactionBackend {
   std::vector<PendingWatch> pendingWatches_;
   std::optional<Promise<Bytes>> versionstamp_;
 
+  // Timing of simulated round trips (engine clock microseconds): when the operation under
+  // way completes, and when the read version's round trip completes.
+  int64_t operationReadyAt_ = 0;
+  int64_t readVersionReadyAt_ = 0;
+  RoundTrips trips_;
+
   // Survive onError, not reset(): retries, backoff, and the timeout's start.
   int retries_ = 0;
   double backoffSeconds_;
   int64_t startMicros_;
 };
+
+template <typename T>
+Future<T> EngineTransaction::deliver(Future<T> result) {
+  if (operationReadyAt_ <= engine_->clock().nowMicros()) return result;
+  Promise<T> promise;
+  engine_->timer().schedule(operationReadyAt_, [promise, result]() mutable {
+    if (std::optional<Error> error = result.error()) {
+      promise.setError(*error);
+    } else if constexpr (std::is_void_v<T>) {
+      promise.setValue();
+    } else {
+      promise.setValue(result.get());
+    }
+  });
+  return promise.future();
+}
 
 }  // namespace fdb::engine

@@ -16,8 +16,12 @@ void MemoryDatabase::setOption(int code, std::optional<std::string_view> value) 
   settings_->setOption(code, value);
 }
 
-std::shared_ptr<DatabaseBackend> openMemoryDatabase(std::string_view name) {
-  if (name.empty()) return std::make_shared<MemoryDatabase>(std::make_shared<Engine>());
+std::shared_ptr<DatabaseBackend> openMemoryDatabase(std::string_view name,
+                                                    const EngineOptions& options) {
+  auto newEngine = [&] {
+    return std::make_shared<Engine>(std::make_shared<SteadyVersionClock>(), options);
+  };
+  if (name.empty()) return std::make_shared<MemoryDatabase>(newEngine());
   static std::mutex registryMutex;
   static std::map<std::string, std::weak_ptr<Engine>, std::less<>> registry;
   std::lock_guard lock(registryMutex);
@@ -25,7 +29,7 @@ std::shared_ptr<DatabaseBackend> openMemoryDatabase(std::string_view name) {
   auto it = registry.find(name);
   if (it != registry.end()) engine = it->second.lock();
   if (!engine) {
-    engine = std::make_shared<Engine>();
+    engine = newEngine();
     registry.insert_or_assign(std::string(name), engine);
   }
   return std::make_shared<MemoryDatabase>(engine);

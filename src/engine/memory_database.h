@@ -16,6 +16,7 @@ class MemoryDatabase final : public DatabaseBackend {
       : engine_(std::move(engine)), settings_(std::make_shared<DatabaseSettings>()) {}
   std::shared_ptr<TransactionBackend> createTransaction() override;
   void setOption(int code, std::optional<std::string_view> value) override;
+  RoundTrips roundTrips() const override { return engine_->roundTrips(); }
   const std::shared_ptr<Engine>& engine() const { return engine_; }
 
  private:
@@ -25,6 +26,8 @@ class MemoryDatabase final : public DatabaseBackend {
 
 // `name` empty: a fresh private database. Otherwise the database of that name in this
 // process, created on first use and kept while any handle to it is open.
-std::shared_ptr<DatabaseBackend> openMemoryDatabase(std::string_view name);
+// `options` configure a new engine; an existing named one keeps its own.
+std::shared_ptr<DatabaseBackend> openMemoryDatabase(std::string_view name,
+                                                    const EngineOptions& options = {});
 
 }  // namespace fdb::engine

@@ -17,6 +17,7 @@ TransactionOptions TransactionOptions::fromDefaults(const TransactionDefaults& d
   options.snapshotRyw = defaults.snapshotRyw;
   options.bypassUnreadable = defaults.bypassUnreadable;
   options.usedDuringCommitProtectionDisable = defaults.usedDuringCommitProtectionDisable;
+  options.automaticIdempotency = defaults.automaticIdempotency;
   return options;
 }
 
@@ -155,6 +156,9 @@ void applyTransactionOption(TransactionOptions& options, int code,
       if (!value || value->size() < 16 || value->size() > 255) {
         throw Error(errors::kInvalidOptionValue, "idempotency_id takes 16..255 bytes");
       }
+      return;
+    case 505:  // automatic_idempotency
+      options.automaticIdempotency = true;
       return;
     case 600:  // snapshot_ryw_enable
       ++options.snapshotRyw;

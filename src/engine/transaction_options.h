@@ -26,6 +26,9 @@ struct TransactionOptions {
   bool bypassUnreadable = false;
   bool usedDuringCommitProtectionDisable = false;
   bool specialKeySpaceEnableWrites = false;
+  // Commits carry an idempotency id: a commit_unknown_result is resolved to committed or
+  // not_committed before it reaches the caller.
+  bool automaticIdempotency = false;
   bool debugIdentifierSet = false;
   int tags = 0;
 

@@ -170,7 +170,8 @@ Future<std::optional<Bytes>> EngineTransaction::get(std::string_view key, bool s
   if (std::optional<Error> e = blockingError(false))
     return Future<std::optional<Bytes>>::failed(*e);
   hasReadOrWritten_ = true;
-  return guarded<std::optional<Bytes>>([&]() -> std::optional<Bytes> {
+  beginOperation();
+  return deliver(guarded<std::optional<Bytes>>([&]() -> std::optional<Bytes> {
     if (key >= kSystemKeysEnd && key < kSpecialKeysEnd) return std::nullopt;  // no modules
     if (key >= maxReadKey() && key != kMetadataVersionKey) {
       throw Error(errors::kKeyOutsideLegalRange,
@@ -186,19 +187,20 @@ Future<std::optional<Bytes>> EngineTransaction::get(std::string_view key, bool s
     }
     std::optional<Bytes> value;
     if (state.kind == WriteMap::KeyState::Kind::kUnreadable) {
-      value = engine_->read(readVersion()).get(key);  // bypass_unreadable: the database value
+      value = readAt(RoundTripKind::kRead).get(key);  // bypass_unreadable: the database value
     } else {
-      value = valueOf(engine_->read(readVersion()), writes, key);
+      value = valueOf(readAt(RoundTripKind::kRead), writes, key);
     }
     if (!snapshot) addReadConflict(key, keyAfter(key));
     return value;
-  });
+  }));
 }
 
 Future<Bytes> EngineTransaction::getKey(const KeySelector& selector, bool snapshot) {
   if (std::optional<Error> e = blockingError(false)) return Future<Bytes>::failed(*e);
   hasReadOrWritten_ = true;
-  return guarded<Bytes>([&] {
+  beginOperation();
+  return deliver(guarded<Bytes>([&] {
     if (selector.key > maxReadKey()) {
       throw Error(errors::kKeyOutsideLegalRange,
                   fmt::format("selector key '{}' is beyond the readable key space",
@@ -207,7 +209,7 @@ Future<Bytes> EngineTransaction::getKey(const KeySelector& selector, bool snapsh
     Bytes key = selector.orEqual ? keyAfter(selector.key) : selector.key;
     Bytes result;
     {
-      Engine::Reader reader = engine_->read(readVersion());
+      Engine::Reader reader = readAt(RoundTripKind::kRead);
       bool ranOffStart = false, ranOffEnd = false;
       result =
           resolve(reader, visibleWrites(snapshot), key, selector.offset, &ranOffStart, &ranOffEnd);
@@ -220,7 +222,7 @@ Future<Bytes> EngineTransaction::getKey(const KeySelector& selector, bool snapsh
       }
     }
     return result;
-  });
+  }));
 }
 
 // ---- Range reads --------------------------------------------------------------------
@@ -284,7 +286,8 @@ Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const 
                                                 const RangeOptions& options, bool snapshot) {
   if (std::optional<Error> e = blockingError(false)) return Future<RangeResult>::failed(*e);
   hasReadOrWritten_ = true;
-  return guarded<RangeResult>([&] {
+  beginOperation();
+  return deliver(guarded<RangeResult>([&] {
     RangeResult result;
     // The special key space has no modules here: its ranges read empty.
     if (begin.key >= kSystemKeysEnd && end.key <= kSpecialKeysEnd) return result;
@@ -300,7 +303,7 @@ Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const 
     bool limited = false;
     bool ranOffStart = false, ranOffEnd = false;  // by either selector
     {
-      Engine::Reader reader = engine_->read(readVersion());
+      Engine::Reader reader = readAt(RoundTripKind::kRangeRead);
       Bytes resolvedBegin =
           resolveBound(reader, writes, beginKey, begin.offset, &ranOffStart, &ranOffEnd);
       Bytes resolvedEnd =
@@ -342,7 +345,7 @@ Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const 
                            ranOffStart, ranOffEnd);
     }
     return result;
-  });
+  }));
 }
 
 // ---- Mapped range reads -------------------------------------------------------------
@@ -354,7 +357,8 @@ Future<MappedRangeResult> EngineTransaction::getMappedRange(const KeySelector& b
                                                             bool snapshot) {
   if (std::optional<Error> e = blockingError(false)) return Future<MappedRangeResult>::failed(*e);
   hasReadOrWritten_ = true;
-  return guarded<MappedRangeResult>([&] {
+  beginOperation();
+  return deliver(guarded<MappedRangeResult>([&] {
     if (snapshot || options_.readYourWritesDisabled) {
       throw Error(kUnsupportedOperation,
                   "mapped range reads are serializable and need read-your-writes");
@@ -385,7 +389,7 @@ Future<MappedRangeResult> EngineTransaction::getMappedRange(const KeySelector& b
     bool ranOffStart = false, ranOffEnd = false;
     {
       // One engine operation: the index scan and every secondary read at one version.
-      Engine::Reader reader = engine_->read(readVersion());
+      Engine::Reader reader = readAt(RoundTripKind::kMappedRangeRead);
       Bytes resolvedBegin =
           resolveBound(reader, kNoWrites, beginKey, begin.offset, &ranOffStart, &ranOffEnd);
       Bytes resolvedEnd =
@@ -452,7 +456,7 @@ Future<MappedRangeResult> EngineTransaction::getMappedRange(const KeySelector& b
     for (const MappedKeyValue& entry : result.rows)
       addReadConflict(entry.rangeBegin, entry.rangeEnd);
     return result;
-  });
+  }));
 }
 
 }  // namespace fdb::engine

@@ -6,6 +6,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <mutex>
+#include <vector>
 
 namespace fdb::engine {
 
@@ -22,6 +25,10 @@ class VersionClock {
   virtual int64_t nowMicros() const = 0;
   // Waits `micros` of this clock's time (a manual clock just advances).
   virtual void sleepMicros(int64_t micros) = 0;
+  // True when time moves only by advancing it (then onAdvance callbacks announce it).
+  virtual bool isManual() const { return false; }
+  // Calls `listener` after every advance of a manual clock (never for the steady clock).
+  virtual void onAdvance(std::function<void()> /*listener*/) {}
 };
 
 class SteadyVersionClock final : public VersionClock {
@@ -38,10 +45,14 @@ class ManualVersionClock final : public VersionClock {
  public:
   int64_t nowMicros() const override { return now_.load(); }
   void sleepMicros(int64_t micros) override { advanceMicros(micros); }
-  void advanceMicros(int64_t micros) { now_.fetch_add(micros); }
+  bool isManual() const override { return true; }
+  void onAdvance(std::function<void()> listener) override;
+  void advanceMicros(int64_t micros);
 
  private:
   std::atomic<int64_t> now_{0};
+  std::mutex listenersMutex_;
+  std::vector<std::function<void()>> listeners_;
 };
 
 }  // namespace fdb::engine

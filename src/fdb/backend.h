@@ -53,12 +53,14 @@ class TransactionBackend {
   virtual Future<void> onError(const Error& error) = 0;
   virtual void reset() = 0;
   virtual void cancel() = 0;
+  virtual RoundTrips roundTrips() const = 0;
 };
 
 class DatabaseBackend {
  public:
   virtual ~DatabaseBackend() = default;
   virtual std::shared_ptr<TransactionBackend> createTransaction() = 0;
+  virtual RoundTrips roundTrips() const = 0;
   // As TransactionBackend::setOption, for database options.
   virtual void setOption(int code, std::optional<std::string_view> value) = 0;
 };

@@ -132,5 +132,6 @@ Future<int64_t> Transaction::getApproximateSize() { return backend_->getApproxim
 Future<void> Transaction::onError(const Error& error) { return backend_->onError(error); }
 void Transaction::reset() { backend_->reset(); }
 void Transaction::cancel() { backend_->cancel(); }
+RoundTrips Transaction::roundTrips() const { return backend_->roundTrips(); }
 
 }  // namespace fdb
