@@ -62,10 +62,11 @@ void Engine::raiseMinNextCommit(int64_t version) {
 }
 
 int64_t Engine::getReadVersion() {
-  std::shared_lock lock(mutex_);
-  int64_t version = currentVersionLocked();
-  raiseMinNextCommit(version);
-  return version;
+  // Lock-free: every acknowledged commit is <= latestCommitted_, and every commit that
+  // picks its version from now on picks one >= the wall version now (> this one), so no
+  // commit can land at or below the returned version unseen. Reads at it take the shared
+  // lock and so wait for any commit still being applied.
+  return std::max(latestCommitted_.load(std::memory_order_acquire), wallVersion() - 1);
 }
 
 Engine::Reader Engine::read(int64_t version) {
@@ -155,7 +156,7 @@ int64_t Engine::commit(const CommitRequest& request) {
   for (const KeyRange& range : request.writeConflicts) {
     history_.add(range.begin, range.end, version);
   }
-  latestCommitted_ = version;
+  latestCommitted_.store(version, std::memory_order_release);
   minNextCommit_ = std::max(minNextCommit_.load(), version + 1);
   ++commits_;
   collectGarbageLocked(version);

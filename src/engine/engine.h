@@ -88,6 +88,10 @@ class Engine {
     std::optional<KeyValue> lastBefore(std::string_view before, std::string_view begin) const {
       return store_->lastBefore(before, begin, version_);
     }
+    template <typename Visit>
+    void scan(std::string_view begin, std::string_view end, bool reverse, Visit visit) const {
+      store_->scan(begin, end, version_, reverse, visit);
+    }
     int64_t version() const { return version_; }
 
    private:
@@ -121,6 +125,11 @@ class Engine {
   int64_t roundTrip(RoundTripKind kind);
   RoundTrips roundTrips() const;
   FaultInjector& faults() { return faults_; }
+  // Whether round trips can take time (a simulated network or injected slowdowns).
+  bool delaysRoundTrips() const {
+    return options_.oneWayDelayMicros > 0 ||
+           (options_.faults.enabled && options_.faults.slowdown > 0);
+  }
   // The timer that completes delayed operations (started on first use).
   Timer& timer();
   EngineStats stats() const;

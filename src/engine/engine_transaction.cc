@@ -51,7 +51,7 @@ EngineTransaction::EngineTransaction(std::shared_ptr<Engine> engine,
 
 EngineTransaction::~EngineTransaction() {
   // Destroying a transaction cancels it: what waits on it fails with 1025.
-  clearAttempt(Error(errors::kTransactionCancelled, "the transaction was destroyed"));
+  clearAttempt("the transaction was destroyed");
 }
 
 // ---- State machine ------------------------------------------------------------------
@@ -93,15 +93,19 @@ void EngineTransaction::deferError(Error error) {
 int64_t EngineTransaction::readVersion() {
   if (!readVersion_) {
     ++trips_.readVersions;
-    readVersionReadyAt_ =
-        engine_->clock().nowMicros() + engine_->roundTrip(RoundTripKind::kReadVersion);
-    operationReadyAt_ = std::max(operationReadyAt_, readVersionReadyAt_);
+    int64_t delay = engine_->roundTrip(RoundTripKind::kReadVersion);
+    if (delay > 0) {
+      readVersionReadyAt_ = engine_->clock().nowMicros() + delay;
+      operationReadyAt_ = std::max(operationReadyAt_, readVersionReadyAt_);
+    }
     readVersion_ = engine_->getReadVersion();
   }
   return *readVersion_;
 }
 
-void EngineTransaction::beginOperation() { operationReadyAt_ = engine_->clock().nowMicros(); }
+void EngineTransaction::beginOperation() {
+  operationReadyAt_ = engine_->delaysRoundTrips() ? engine_->clock().nowMicros() : 0;
+}
 
 void EngineTransaction::roundTrip(RoundTripKind kind) {
   switch (kind) {
@@ -170,11 +174,14 @@ void EngineTransaction::addWriteConflict(std::string_view begin, std::string_vie
   writeConflicts_.push_back(KeyRange{Bytes(begin), Bytes(end)});
 }
 
-void EngineTransaction::clearAttempt(const Error& pendingError) {
-  for (PendingWatch& watch : pendingWatches_) watch.promise.setError(pendingError);
-  pendingWatches_.clear();
-  if (versionstamp_) versionstamp_->setError(pendingError);
-  versionstamp_.reset();
+void EngineTransaction::clearAttempt(std::string_view why) {
+  if (!pendingWatches_.empty() || versionstamp_) {
+    Error pendingError(errors::kTransactionCancelled, std::string(why));
+    for (PendingWatch& watch : pendingWatches_) watch.promise.setError(pendingError);
+    pendingWatches_.clear();
+    if (versionstamp_) versionstamp_->setError(pendingError);
+    versionstamp_.reset();
+  }
   writes_ = WriteMap();
   readVersion_.reset();
   readConflicts_.clear();
@@ -188,7 +195,7 @@ void EngineTransaction::clearAttempt(const Error& pendingError) {
 }
 
 void EngineTransaction::reset() {
-  clearAttempt(Error(errors::kTransactionCancelled, "the transaction was reset"));
+  clearAttempt("the transaction was reset");
   options_ = TransactionOptions::fromDefaults(settings_->transactionDefaults());
   retries_ = 0;
   backoffSeconds_ = kInitialBackoffSeconds;
@@ -252,7 +259,7 @@ Future<void> EngineTransaction::onError(const Error& error) {
     default: return giveUp();
   }
   // A retry keeps the persistent options and the timeout's start (spec §2.12 step 4).
-  clearAttempt(Error(errors::kTransactionCancelled, "the transaction was retried"));
+  clearAttempt("the transaction was retried");
   options_ = options_.forRetry(settings_->transactionDefaults());
   engine_->clock().sleepMicros(static_cast<int64_t>(delaySeconds * 1e6));
   return Future<void>::ready();

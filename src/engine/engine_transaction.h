@@ -96,8 +96,8 @@ class EngineTransaction final : public TransactionBackend {
   // resolution under automatic idempotency.
   void commitWithFaults(const CommitRequest& request);
   // Clears everything an attempt accumulated (reset() and a retry share this); pending
-  // watches and the versionstamp future fail with `pendingError`.
-  void clearAttempt(const Error& pendingError);
+  // watches and the versionstamp future fail with transaction_cancelled (1025), saying `why`.
+  void clearAttempt(std::string_view why);
   // Fires pending watches whose key this transaction just changed to another value.
   void firePendingWatches(std::string_view key);
   void firePendingWatchesIn(std::string_view begin, std::string_view end);
@@ -160,7 +160,7 @@ class EngineTransaction final : public TransactionBackend {
 
 template <typename T>
 Future<T> EngineTransaction::deliver(Future<T> result) {
-  if (operationReadyAt_ <= engine_->clock().nowMicros()) return result;
+  if (operationReadyAt_ == 0 || operationReadyAt_ <= engine_->clock().nowMicros()) return result;
   Promise<T> promise;
   engine_->timer().schedule(operationReadyAt_, [promise, result]() mutable {
     if (std::optional<Error> error = result.error()) {

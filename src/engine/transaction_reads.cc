@@ -317,7 +317,17 @@ Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const 
         if (result.rows.size() >= rowLimit || (byteLimit >= 0 && bytes >= byteLimit))
           limited = true;
       };
-      if (!options.reverse) {
+      if (writes.invisible()) {
+        // Nothing of this transaction's own shows: one pass over the store.
+        if (options.limit > 0) result.rows.reserve(static_cast<size_t>(options.limit));
+        std::string_view endBound =
+            std::min(std::string_view(resolvedEnd), std::string_view(maxReadKey()));
+        reader.scan(resolvedBegin, endBound, options.reverse,
+                    [&](const Bytes& key, const Bytes& value) {
+                      take(KeyValue{key, value});
+                      return !limited;
+                    });
+      } else if (!options.reverse) {
         Bytes position = resolvedBegin;
         while (!limited && resolvedBegin < resolvedEnd) {
           std::optional<KeyValue> row = nextVisible(reader, writes, position, resolvedEnd);

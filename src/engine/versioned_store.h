@@ -33,6 +33,30 @@ class VersionedStore {
   std::optional<KeyValue> lastBefore(std::string_view before, std::string_view begin,
                                      int64_t version) const;
 
+  // Calls visit(key, value) for each key in [begin, end) visible at `version`, ascending (or
+  // descending when `reverse`), until it returns false. One seek, then iteration.
+  template <typename Visit>
+  void scan(std::string_view begin, std::string_view end, int64_t version, bool reverse,
+            Visit visit) const {
+    if (begin >= end) return;
+    if (!reverse) {
+      for (auto it = data_.lower_bound(begin); it != data_.end() && it->first < end; ++it) {
+        if (const std::optional<Bytes>* value = visibleAt(it->second, version)) {
+          if (!visit(it->first, **value)) return;
+        }
+      }
+      return;
+    }
+    auto it = data_.lower_bound(end);
+    while (it != data_.begin()) {
+      --it;
+      if (it->first < begin) return;
+      if (const std::optional<Bytes>* value = visibleAt(it->second, version)) {
+        if (!visit(it->first, **value)) return;
+      }
+    }
+  }
+
   // Writes at `version`, which is >= every version written before.
   void set(std::string_view key, std::string_view value, int64_t version);
   void clear(std::string_view key, int64_t version);

@@ -88,6 +88,10 @@ class WriteMap {
 
   const std::vector<Mutation>& mutations() const { return mutations_; }
   bool empty() const { return mutations_.empty(); }
+  // Whether reads see nothing of these writes (no written, cleared or unreadable keys).
+  bool invisible() const {
+    return points_.empty() && cleared_.empty() && unreadableRanges_.empty();
+  }
 
  private:
   struct Point {

@@ -1,0 +1,303 @@
+// clientbench — the client workloads of the benchmark spec, one transaction per iteration,
+// on three arms in one binary:
+//   rl           the embedded engine through the fdb:: client API
+//   rl_delay250  the same with a simulated 250 us one-way network delay
+//   rocksdb      the peer: RocksDB's OptimisticTransactionDB over an in-memory Env — what a
+//                user would pick instead for an embedded transactional store
+// docs/benchmarks.md defines each workload's peer operation and how to read the output.
+//
+// Counters per iteration (= per transaction): p50/p90/p99 latency (ns), process CPU (ns),
+// allocations and allocated bytes (malloc, calloc, realloc and operator new, all libraries).
+#include <benchmark/benchmark.h>
+#include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/utilities/optimistic_transaction_db.h>
+#include <rocksdb/utilities/transaction.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "alloc_counter.h"
+#include "fdb/database.h"
+
+namespace {
+
+constexpr int kKeys = 1000;
+
+std::string keyOf(int i) { return "key" + std::to_string(100000 + i); }
+
+enum class Workload {
+  kGrv,
+  kGet100,
+  kGet1000,
+  kGet10000,
+  kRead1000,
+  kRange10,
+  kRange100,
+  kSet100,
+  kRyw,
+  kBatchSet50,
+  kBatchSet50x1000,
+};
+
+size_t valueSize(Workload w) {
+  switch (w) {
+    case Workload::kGet1000:
+    case Workload::kRead1000:
+    case Workload::kBatchSet50x1000: return 1000;
+    case Workload::kGet10000: return 10000;
+    default: return 100;
+  }
+}
+
+int64_t processCpuNanos() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// Runs `transaction` once per iteration and reports the counters of the file comment.
+template <typename Transaction>
+void measure(benchmark::State& state, Transaction&& transaction) {
+  std::vector<int64_t> latencies;
+  latencies.reserve(1 << 20);
+  int64_t cpuBefore = processCpuNanos();
+  rl::bench::AllocationCounts allocBefore = rl::bench::allocationCounts();
+  int64_t i = 0;
+  for (auto _ : state) {
+    auto start = std::chrono::steady_clock::now();
+    transaction(i++);
+    auto end = std::chrono::steady_clock::now();
+    if (latencies.size() < latencies.capacity()) {
+      latencies.push_back(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count());
+    }
+  }
+  rl::bench::AllocationCounts spent = rl::bench::allocationCounts() - allocBefore;
+  int64_t cpu = processCpuNanos() - cpuBefore;
+  double n = static_cast<double>(state.iterations());
+  std::sort(latencies.begin(), latencies.end());
+  auto percentile = [&](double p) {
+    if (latencies.empty()) return 0.0;
+    return static_cast<double>(
+        latencies[static_cast<size_t>(p * static_cast<double>(latencies.size() - 1))]);
+  };
+  state.counters["p50_ns"] = percentile(0.50);
+  state.counters["p90_ns"] = percentile(0.90);
+  state.counters["p99_ns"] = percentile(0.99);
+  state.counters["cpu_ns"] = static_cast<double>(cpu) / n;
+  // (latencies' own vector reserve happened before counting started)
+  state.counters["allocs"] = static_cast<double>(spent.allocations) / n;
+  state.counters["bytes"] = static_cast<double>(spent.bytes) / n;
+}
+
+// ---- Our engine ---------------------------------------------------------------------
+
+fdb::Database openEngine(Workload w, int64_t oneWayDelayMicros) {
+  fdb::EngineOptions options;
+  options.oneWayDelayMicros = oneWayDelayMicros;
+  fdb::Database db = fdb::Database::open("memory:", options);
+  std::string value(valueSize(w), 'v');
+  for (int start = 0; start < kKeys; start += 100) {  // 100 keys a transaction: under 10 MB
+    db.run([&](fdb::Transaction& tr) {
+      for (int i = start; i < start + 100; ++i) tr.set(keyOf(i), value);
+    });
+  }
+  return db;
+}
+
+void runEngine(benchmark::State& state, Workload w, int64_t oneWayDelayMicros) {
+  fdb::Database db = openEngine(w, oneWayDelayMicros);
+  const std::string value(valueSize(w), 'w');
+  fdb::RangeOptions rangeOptions;
+  rangeOptions.mode = fdb::StreamingMode::kWantAll;
+  bool ok = true;
+  measure(state, [&](int64_t i) {
+    int k = static_cast<int>(i % kKeys);
+    fdb::Transaction tr = db.createTransaction();
+    switch (w) {
+      case Workload::kGrv: benchmark::DoNotOptimize(tr.getReadVersion().get()); break;
+      case Workload::kGet100:
+      case Workload::kGet1000:
+      case Workload::kGet10000: ok &= tr.get(keyOf(k)).get().has_value(); break;
+      case Workload::kRead1000: ok &= tr.snapshot().get(keyOf(k)).get().has_value(); break;
+      case Workload::kRange10:
+      case Workload::kRange100: {
+        int rows = w == Workload::kRange10 ? 10 : 100;
+        int first = k % (kKeys - rows);
+        fdb::RangeResult r =
+            tr.getRange(fdb::KeyRange{keyOf(first), keyOf(first + rows)}, rangeOptions).get();
+        ok &= static_cast<int>(r.rows.size()) == rows;
+        break;
+      }
+      case Workload::kSet100:
+        tr.set(keyOf(k), value);
+        tr.commit().get();
+        break;
+      case Workload::kRyw:
+        tr.set(keyOf(k), value);
+        ok &= tr.get(keyOf(k)).get().has_value();
+        tr.cancel();
+        break;
+      case Workload::kBatchSet50:
+      case Workload::kBatchSet50x1000:
+        for (int j = 0; j < 50; ++j) tr.set(keyOf((k + j) % kKeys), value);
+        tr.commit().get();
+        break;
+    }
+  });
+  if (!ok) state.SkipWithError("a read returned the wrong result");
+  fdb::RoundTrips trips = db.roundTrips();
+  state.counters["round_trips"] = static_cast<double>(trips.total()) /
+                                  static_cast<double>(std::max<int64_t>(1, state.iterations()));
+}
+
+// ---- RocksDB OptimisticTransactionDB ------------------------------------------------
+
+struct RocksDbPeer {
+  std::unique_ptr<rocksdb::Env> env;
+  std::unique_ptr<rocksdb::OptimisticTransactionDB> db;
+
+  explicit RocksDbPeer(Workload w) {
+    env.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
+    rocksdb::Options options;
+    options.create_if_missing = true;
+    options.env = env.get();
+    rocksdb::OptimisticTransactionDB* raw = nullptr;
+    rocksdb::Status s = rocksdb::OptimisticTransactionDB::Open(options, "/clientbench", &raw);
+    if (!s.ok()) throw std::runtime_error(s.ToString());
+    db.reset(raw);
+    std::string value(valueSize(w), 'v');
+    for (int i = 0; i < kKeys; ++i) db->Put(rocksdb::WriteOptions(), keyOf(i), value);
+  }
+  ~RocksDbPeer() {
+    db.reset();  // before its Env
+  }
+};
+
+void runRocksDb(benchmark::State& state, Workload w) {
+  RocksDbPeer peer(w);
+  rocksdb::OptimisticTransactionDB& db = *peer.db;
+  rocksdb::WriteOptions writeOptions;
+  rocksdb::OptimisticTransactionOptions snapshotOptions;
+  snapshotOptions.set_snapshot = true;
+  const std::string value(valueSize(w), 'w');
+  bool ok = true;
+  measure(state, [&](int64_t i) {
+    int k = static_cast<int>(i % kKeys);
+    std::string out;
+    switch (w) {
+      case Workload::kGrv: {  // begin a transaction and take a snapshot
+        std::unique_ptr<rocksdb::Transaction> txn(
+            db.BeginTransaction(writeOptions, snapshotOptions));
+        benchmark::DoNotOptimize(txn->GetSnapshot());
+        break;
+      }
+      case Workload::kGet100:
+      case Workload::kGet1000:
+      case Workload::kGet10000: {  // a serializable read: tracked for conflict checking
+        std::unique_ptr<rocksdb::Transaction> txn(
+            db.BeginTransaction(writeOptions, snapshotOptions));
+        rocksdb::ReadOptions ro;
+        ro.snapshot = txn->GetSnapshot();
+        ok &= txn->GetForUpdate(ro, keyOf(k), &out).ok();
+        break;
+      }
+      case Workload::kRead1000: {  // a snapshot read
+        const rocksdb::Snapshot* snapshot = db.GetBaseDB()->GetSnapshot();
+        rocksdb::ReadOptions ro;
+        ro.snapshot = snapshot;
+        ok &= db.GetBaseDB()->Get(ro, keyOf(k), &out).ok();
+        db.GetBaseDB()->ReleaseSnapshot(snapshot);
+        break;
+      }
+      case Workload::kRange10:
+      case Workload::kRange100: {
+        int rows = w == Workload::kRange10 ? 10 : 100;
+        int first = k % (kKeys - rows);
+        std::unique_ptr<rocksdb::Transaction> txn(
+            db.BeginTransaction(writeOptions, snapshotOptions));
+        rocksdb::ReadOptions ro;
+        ro.snapshot = txn->GetSnapshot();
+        std::string end = keyOf(first + rows);
+        std::unique_ptr<rocksdb::Iterator> it(txn->GetIterator(ro));
+        int seen = 0;
+        for (it->Seek(keyOf(first)); it->Valid() && it->key().ToString() < end; it->Next()) {
+          benchmark::DoNotOptimize(it->value().data());
+          ++seen;
+        }
+        ok &= seen == rows;
+        break;
+      }
+      case Workload::kSet100: {
+        std::unique_ptr<rocksdb::Transaction> txn(
+            db.BeginTransaction(writeOptions, snapshotOptions));
+        txn->Put(keyOf(k), value);
+        ok &= txn->Commit().ok();
+        break;
+      }
+      case Workload::kRyw: {  // put, read it back within the transaction, roll back
+        std::unique_ptr<rocksdb::Transaction> txn(
+            db.BeginTransaction(writeOptions, snapshotOptions));
+        txn->Put(keyOf(k), value);
+        ok &= txn->Get(rocksdb::ReadOptions(), keyOf(k), &out).ok();
+        txn->Rollback();
+        break;
+      }
+      case Workload::kBatchSet50:
+      case Workload::kBatchSet50x1000: {
+        std::unique_ptr<rocksdb::Transaction> txn(
+            db.BeginTransaction(writeOptions, snapshotOptions));
+        for (int j = 0; j < 50; ++j) txn->Put(keyOf((k + j) % kKeys), value);
+        ok &= txn->Commit().ok();
+        break;
+      }
+    }
+  });
+  if (!ok) state.SkipWithError("a RocksDB operation failed");
+}
+
+void registerAll() {
+  struct Named {
+    const char* name;
+    Workload workload;
+  };
+  static const Named kWorkloads[] = {
+      {"grv", Workload::kGrv},
+      {"get100", Workload::kGet100},
+      {"get1000", Workload::kGet1000},
+      {"get10000", Workload::kGet10000},
+      {"read1000", Workload::kRead1000},
+      {"range10", Workload::kRange10},
+      {"range100", Workload::kRange100},
+      {"set100", Workload::kSet100},
+      {"ryw", Workload::kRyw},
+      {"batchset50", Workload::kBatchSet50},
+      {"batchset50x1000", Workload::kBatchSet50x1000},
+  };
+  for (const Named& w : kWorkloads) {
+    Workload workload = w.workload;
+    benchmark::RegisterBenchmark((std::string(w.name) + "/rl").c_str(),
+                                 [workload](benchmark::State& s) { runEngine(s, workload, 0); });
+    benchmark::RegisterBenchmark((std::string(w.name) + "/rocksdb").c_str(),
+                                 [workload](benchmark::State& s) { runRocksDb(s, workload); });
+    benchmark::RegisterBenchmark((std::string(w.name) + "/rl_delay250").c_str(),
+                                 [workload](benchmark::State& s) { runEngine(s, workload, 250); })
+        ->UseRealTime();
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  registerAll();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
