@@ -5,6 +5,12 @@
 #include <algorithm>
 
 namespace fdb::engine {
+namespace {
+
+// How close to a deadline the timer stops sleeping and polls the clock instead.
+constexpr int64_t kSpinMicros = 100;
+
+}  // namespace
 
 Timer::Timer(std::shared_ptr<VersionClock> clock)
     : clock_(std::move(clock)), wakeup_(std::make_shared<Wakeup>()) {
@@ -53,10 +59,16 @@ void Timer::run() {
     int64_t now = clock_->nowMicros();
     const Task& next = tasks_.top();
     if (next.deadline > now) {
+      int64_t remaining = next.deadline - now;
       if (clock_->isManual()) {
         wakeup_->cv.wait(lock);  // woken by the clock's advance or a new task
+      } else if (remaining > kSpinMicros) {
+        // Sleep until shortly before the deadline: waking from a sleep takes tens of us.
+        wakeup_->cv.wait_for(lock, std::chrono::microseconds(remaining - kSpinMicros));
       } else {
-        wakeup_->cv.wait_for(lock, std::chrono::microseconds(next.deadline - now));
+        lock.unlock();
+        std::this_thread::yield();  // the last stretch: poll, so the delay is kept exactly
+        lock.lock();
       }
       continue;
     }
