@@ -36,8 +36,68 @@ int64_t DatabaseSettings::maxWatches() const {
   return maxWatches_;
 }
 
+bool applyDefaultableOption(TransactionDefaults& defaults, int transactionCode,
+                            std::optional<std::string_view> value) {
+  switch (transactionCode) {
+    case 405:  // transaction_logging_max_field_length
+      if (optionIntIn(value, -1, INT_MAX) == 0) {
+        throw Error(errors::kInvalidOptionValue,
+                    "transaction_logging_max_field_length must not be 0");
+      }
+      return true;
+    case 500:  // timeout
+      defaults.timeoutMillis = optionIntIn(value, 0, INT_MAX);
+      return true;
+    case 501:  // retry_limit
+      defaults.retryLimit = optionIntIn(value, -1, INT_MAX);
+      return true;
+    case 502:  // max_retry_delay
+      defaults.maxRetryDelayMillis = optionIntIn(value, 0, INT_MAX);
+      return true;
+    case 503:  // size_limit
+      defaults.sizeLimit = optionIntIn(value, 32, 10000000);
+      return true;
+    case 505:  // automatic_idempotency
+      defaults.automaticIdempotency = true;
+      return true;
+    case 600:  // snapshot_ryw_enable
+      ++defaults.snapshotRyw;
+      return true;
+    case 601:  // snapshot_ryw_disable
+      --defaults.snapshotRyw;
+      return true;
+    case 701:  // used_during_commit_protection_disable
+      defaults.usedDuringCommitProtectionDisable = true;
+      return true;
+    case 1100:  // bypass_unreadable
+      defaults.bypassUnreadable = true;
+      return true;
+    default: return false;
+  }
+}
+
 void DatabaseSettings::setOption(int code, std::optional<std::string_view> value) {
+  // Database options that default a transaction option, by the transaction option's code.
+  auto transactionCode = [](int databaseCode) {
+    switch (databaseCode) {
+      case 26: return 600;    // snapshot_ryw_enable
+      case 27: return 601;    // snapshot_ryw_disable
+      case 405: return 405;   // transaction_logging_max_field_length
+      case 500: return 500;   // transaction_timeout
+      case 501: return 501;   // transaction_retry_limit
+      case 502: return 502;   // transaction_max_retry_delay
+      case 503: return 503;   // transaction_size_limit
+      case 506: return 505;   // transaction_automatic_idempotency
+      case 700: return 1100;  // transaction_bypass_unreadable
+      case 701: return 701;   // transaction_used_during_commit_protection_disable
+      default: return 0;
+    }
+  };
   std::lock_guard lock(mutex_);
+  if (int forTransactions = transactionCode(code)) {
+    applyDefaultableOption(defaults_, forTransactions, value);
+    return;
+  }
   switch (code) {
     case 10:  // location_cache_size
       optionIntIn(value, 0, INT_MAX);
@@ -51,39 +111,6 @@ void DatabaseSettings::setOption(int code, std::optional<std::string_view> value
     case 505:  // transaction_include_port_in_address
     case 702:  // transaction_report_conflicting_keys
     case 800:  // use_config_database
-      return;
-    case 26:  // snapshot_ryw_enable
-      ++defaults_.snapshotRyw;
-      return;
-    case 27:  // snapshot_ryw_disable
-      --defaults_.snapshotRyw;
-      return;
-    case 405:  // transaction_logging_max_field_length
-      if (optionIntIn(value, -1, INT_MAX) == 0) {
-        throw Error(errors::kInvalidOptionValue,
-                    "transaction_logging_max_field_length must not be 0");
-      }
-      return;
-    case 500:  // transaction_timeout
-      defaults_.timeoutMillis = optionIntIn(value, 0, INT_MAX);
-      return;
-    case 501:  // transaction_retry_limit
-      defaults_.retryLimit = optionIntIn(value, -1, INT_MAX);
-      return;
-    case 502:  // transaction_max_retry_delay
-      defaults_.maxRetryDelayMillis = optionIntIn(value, 0, INT_MAX);
-      return;
-    case 503:  // transaction_size_limit
-      defaults_.sizeLimit = optionIntIn(value, 32, 10000000);
-      return;
-    case 506:  // transaction_automatic_idempotency
-      defaults_.automaticIdempotency = true;
-      return;
-    case 700:  // transaction_bypass_unreadable
-      defaults_.bypassUnreadable = true;
-      return;
-    case 701:  // transaction_used_during_commit_protection_disable
-      defaults_.usedDuringCommitProtectionDisable = true;
       return;
     case 900:  // test_causal_read_risky
       optionIntIn(value, 0, 100);

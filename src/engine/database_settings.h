@@ -20,6 +20,8 @@ struct TransactionDefaults {
   int snapshotRyw = 1;  // snapshot reads see own writes while > 0
   bool bypassUnreadable = false;
   bool usedDuringCommitProtectionDisable = false;
+  // Commits carry an idempotency id: a commit_unknown_result is resolved to committed or
+  // not_committed before it reaches the caller.
   bool automaticIdempotency = false;
 };
 
@@ -36,6 +38,13 @@ class DatabaseSettings {
   TransactionDefaults defaults_;
   int64_t maxWatches_ = 10000;
 };
+
+// Applies transaction option `transactionCode` when it is one a database can default
+// (timeout, retry limit, max retry delay, size limit, automatic idempotency, snapshot RYW,
+// used-during-commit protection, bypass unreadable, logging field length). Returns false
+// for any other code. Throws fdb::Error 2006 for a bad value.
+bool applyDefaultableOption(TransactionDefaults& defaults, int transactionCode,
+                            std::optional<std::string_view> value);
 
 // The integer of an Int option parameter (8 bytes, little-endian). Throws fdb::Error 2006
 // (invalid_option_value) when the parameter is missing or not 8 bytes.

@@ -54,8 +54,13 @@ class EngineTransaction final : public TransactionBackend {
   RoundTrips roundTrips() const override { return trips_; }
 
  private:
-  // A range read's selectors after validation: keys with orEqual folded in, resolved.
-  struct ResolvedRange;
+  // A range read's selectors resolved to keys: rows are those in [begin, end).
+  struct ResolvedRange {
+    Bytes begin;
+    Bytes end;
+    bool ranOffStart = false;  // FoundationDB's readToBegin / readThroughEnd
+    bool ranOffEnd = false;
+  };
   struct PendingWatch {
     Bytes key;
     std::optional<Bytes> expected;
@@ -122,9 +127,10 @@ class EngineTransaction final : public TransactionBackend {
   // readThroughEnd); leaves them alone otherwise.
   Bytes resolve(const Engine::Reader& reader, const WriteMap& writes, std::string_view key,
                 int offset, bool* ranOffStart, bool* ranOffEnd) const;
-  // resolve() for a range read's bound: a firstGreaterOrEqual bound is its own key.
-  Bytes resolveBound(const Engine::Reader& reader, const WriteMap& writes, std::string_view key,
-                     int offset, bool* ranOffStart, bool* ranOffEnd) const;
+  // A range read's two normalized selectors, resolved.
+  ResolvedRange resolveRange(const Engine::Reader& reader, const WriteMap& writes,
+                             std::string_view beginKey, int beginOffset, std::string_view endKey,
+                             int endOffset) const;
   // Checks a range read's parameters (spec §3.2); returns the effective byte limit
   // (-1: none).
   int64_t validateRange(const KeySelector& begin, const KeySelector& end,

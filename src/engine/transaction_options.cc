@@ -10,14 +10,7 @@ namespace fdb::engine {
 
 TransactionOptions TransactionOptions::fromDefaults(const TransactionDefaults& defaults) {
   TransactionOptions options;
-  options.timeoutMillis = defaults.timeoutMillis;
-  options.retryLimit = defaults.retryLimit;
-  options.maxRetryDelayMillis = defaults.maxRetryDelayMillis;
-  options.sizeLimit = defaults.sizeLimit;
-  options.snapshotRyw = defaults.snapshotRyw;
-  options.bypassUnreadable = defaults.bypassUnreadable;
-  options.usedDuringCommitProtectionDisable = defaults.usedDuringCommitProtectionDisable;
-  options.automaticIdempotency = defaults.automaticIdempotency;
+  static_cast<TransactionDefaults&>(options) = defaults;
   return options;
 }
 
@@ -95,6 +88,7 @@ void applyTransactionOption(TransactionOptions& options, int code,
   if (!isKnownTransactionOption(code)) {
     throw Error(errors::kInvalidOption, fmt::format("unknown transaction option {}", code));
   }
+  if (applyDefaultableOption(options, code, value)) return;
   switch (code) {
     case 10:  // causal_write_risky
       options.causalWriteRisky = true;
@@ -134,40 +128,10 @@ void applyTransactionOption(TransactionOptions& options, int code,
                     "log_transaction needs debug_transaction_identifier first");
       }
       return;
-    case 405:  // transaction_logging_max_field_length
-      if (optionIntIn(value, -1, INT_MAX) == 0) {
-        throw Error(errors::kInvalidOptionValue,
-                    "transaction_logging_max_field_length must not be 0");
-      }
-      return;
-    case 500:  // timeout
-      options.timeoutMillis = optionIntIn(value, 0, INT_MAX);
-      return;
-    case 501:  // retry_limit
-      options.retryLimit = optionIntIn(value, -1, INT_MAX);
-      return;
-    case 502:  // max_retry_delay
-      options.maxRetryDelayMillis = optionIntIn(value, 0, INT_MAX);
-      return;
-    case 503:  // size_limit
-      options.sizeLimit = optionIntIn(value, 32, 10000000);
-      return;
     case 504:  // idempotency_id
       if (!value || value->size() < 16 || value->size() > 255) {
         throw Error(errors::kInvalidOptionValue, "idempotency_id takes 16..255 bytes");
       }
-      return;
-    case 505:  // automatic_idempotency
-      options.automaticIdempotency = true;
-      return;
-    case 600:  // snapshot_ryw_enable
-      ++options.snapshotRyw;
-      return;
-    case 601:  // snapshot_ryw_disable
-      --options.snapshotRyw;
-      return;
-    case 701:  // used_during_commit_protection_disable
-      options.usedDuringCommitProtectionDisable = true;
       return;
     case 714:  // special_key_space_enable_writes
       options.specialKeySpaceEnableWrites = true;
@@ -177,9 +141,6 @@ void applyTransactionOption(TransactionOptions& options, int code,
       if (value && value->size() > 16)
         throw Error(2110, "a tag is at most 16 bytes");             // tag_too_long
       if (++options.tags > 5) throw Error(2109, "at most 5 tags");  // too_many_tags
-      return;
-    case 1100:  // bypass_unreadable
-      options.bypassUnreadable = true;
       return;
     default:
       // Accepted and without effect on an embedded engine (spec §7.1 "no-op").

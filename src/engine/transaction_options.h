@@ -10,25 +10,16 @@
 
 namespace fdb::engine {
 
-struct TransactionOptions {
-  // Persistent: kept by onError's retry, dropped by reset() (spec §2.12 step 4).
-  int64_t timeoutMillis = 0;
-  int64_t retryLimit = -1;
-  int64_t maxRetryDelayMillis = 1000;
-
-  int64_t sizeLimit = 10000000;
-  int snapshotRyw = 1;
+// The defaultable options (TransactionDefaults: timeout, retry limit and max retry delay
+// are the persistent ones, kept by onError's retry and dropped by reset(), spec §2.12 step 4)
+// plus those only a transaction sets.
+struct TransactionOptions : TransactionDefaults {
   bool readYourWritesDisabled = false;
   bool nextWriteNoWriteConflictRange = false;
   bool causalWriteRisky = false;
   bool readSystemKeys = false;
   bool accessSystemKeys = false;
-  bool bypassUnreadable = false;
-  bool usedDuringCommitProtectionDisable = false;
   bool specialKeySpaceEnableWrites = false;
-  // Commits carry an idempotency id: a commit_unknown_result is resolved to committed or
-  // not_committed before it reaches the caller.
-  bool automaticIdempotency = false;
   bool debugIdentifierSet = false;
   int tags = 0;
 

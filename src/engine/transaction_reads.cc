@@ -155,13 +155,21 @@ Bytes EngineTransaction::resolve(const Engine::Reader& reader, const WriteMap& w
   return position;
 }
 
-Bytes EngineTransaction::resolveBound(const Engine::Reader& reader, const WriteMap& writes,
-                                      std::string_view key, int offset, bool* ranOffStart,
-                                      bool* ranOffEnd) const {
-  // A range bound "first key >= key" selects the same rows as the key itself: no need to
-  // look at (or to be able to read) what follows it.
-  if (offset == 1) return Bytes(key);
-  return resolve(reader, writes, key, offset, ranOffStart, ranOffEnd);
+EngineTransaction::ResolvedRange EngineTransaction::resolveRange(
+    const Engine::Reader& reader, const WriteMap& writes, std::string_view beginKey,
+    int beginOffset, std::string_view endKey, int endOffset) const {
+  // A bound "first key >= k" selects the same rows as k itself: no need to look at (or to
+  // be able to read) what follows it.
+  ResolvedRange range;
+  range.begin = beginOffset == 1 ? Bytes(beginKey)
+                                 : resolve(reader, writes, beginKey, beginOffset,
+                                           &range.ranOffStart, &range.ranOffEnd);
+  range.end = endOffset == 1 ? Bytes(endKey)
+                             : resolve(reader, writes, endKey, endOffset, &range.ranOffStart,
+                                       &range.ranOffEnd);
+  // Selectors that resolve to an empty range say nothing about the ends of the data.
+  if (range.begin >= range.end) range.ranOffStart = range.ranOffEnd = false;
+  return range;
 }
 
 // ---- Point reads and selectors ------------------------------------------------------
@@ -304,12 +312,12 @@ Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const 
     bool ranOffStart = false, ranOffEnd = false;  // by either selector
     {
       Engine::Reader reader = readAt(RoundTripKind::kRangeRead);
-      Bytes resolvedBegin =
-          resolveBound(reader, writes, beginKey, begin.offset, &ranOffStart, &ranOffEnd);
-      Bytes resolvedEnd =
-          resolveBound(reader, writes, endKey, end.offset, &ranOffStart, &ranOffEnd);
-      // Selectors that resolve to an empty range say nothing about the ends of the data.
-      if (resolvedBegin >= resolvedEnd) ranOffStart = ranOffEnd = false;
+      ResolvedRange range =
+          resolveRange(reader, writes, beginKey, begin.offset, endKey, end.offset);
+      const Bytes& resolvedBegin = range.begin;
+      const Bytes& resolvedEnd = range.end;
+      ranOffStart = range.ranOffStart;
+      ranOffEnd = range.ranOffEnd;
       int64_t bytes = 0;
       auto take = [&](KeyValue row) {
         bytes += static_cast<int64_t>(row.key.size() + row.value.size() + 8);
@@ -400,11 +408,12 @@ Future<MappedRangeResult> EngineTransaction::getMappedRange(const KeySelector& b
     {
       // One engine operation: the index scan and every secondary read at one version.
       Engine::Reader reader = readAt(RoundTripKind::kMappedRangeRead);
-      Bytes resolvedBegin =
-          resolveBound(reader, kNoWrites, beginKey, begin.offset, &ranOffStart, &ranOffEnd);
-      Bytes resolvedEnd =
-          resolveBound(reader, kNoWrites, endKey, end.offset, &ranOffStart, &ranOffEnd);
-      if (resolvedBegin >= resolvedEnd) ranOffStart = ranOffEnd = false;
+      ResolvedRange range =
+          resolveRange(reader, kNoWrites, beginKey, begin.offset, endKey, end.offset);
+      const Bytes& resolvedBegin = range.begin;
+      const Bytes& resolvedEnd = range.end;
+      ranOffStart = range.ranOffStart;
+      ranOffEnd = range.ranOffEnd;
       failIfWritten(std::min(beginKey, resolvedBegin), std::max(endKey, resolvedEnd));
       // The index prefetch gets a fifth of the byte budget (spec §5.1).
       int64_t prefetchBytes = byteLimit < 0 ? -1 : std::max<int64_t>(1, byteLimit / 5);

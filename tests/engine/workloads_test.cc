@@ -117,8 +117,9 @@ TEST(Bank, TransfersKeepTheTotal) {
   // A reader checks the invariant on consistent snapshots while transfers run.
   std::atomic<bool> done{false};
   std::atomic<int> violations{0};
+  std::atomic<int> audits{0};
   std::thread auditor([&] {
-    while (!done) {
+    while (!done || audits < 20) {  // at least 20 audits, however fast the transfers are
       try {
         db.run([&](Transaction& tr) {
           int64_t total = 0;
@@ -128,6 +129,7 @@ TEST(Bank, TransfersKeepTheTotal) {
           }
           if (total != kAccounts * kInitial) ++violations;
         });
+        ++audits;
       } catch (const Error&) {
       }
     }
@@ -136,6 +138,7 @@ TEST(Bank, TransfersKeepTheTotal) {
   done = true;
   auditor.join();
   EXPECT_EQ(violations.load(), 0);
+  EXPECT_GE(audits.load(), 20);
   int64_t total = db.run([&](Transaction& tr) {
     int64_t sum = 0;
     for (const KeyValue& row : tr.getRangeAll(KeyRange{"bank/", "bank0"})) sum += decode(row.value);
