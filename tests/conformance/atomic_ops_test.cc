@@ -29,20 +29,6 @@ std::string describe(const std::optional<Bytes>& value) {
   return value ? "\"" + fdb::printable(*value) + "\"" : std::string("absent");
 }
 
-Bytes littleEndian32(uint32_t value) {
-  Bytes out;
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-  return out;
-}
-
-Bytes bigEndian64(int64_t value) {
-  Bytes out;
-  for (int i = 7; i >= 0; --i) {
-    out.push_back(static_cast<char>((static_cast<uint64_t>(value) >> (8 * i)) & 0xff));
-  }
-  return out;
-}
-
 class AtomicOpsTest : public ConformanceTest {
  protected:
   void check(MutationType type, const std::vector<Case>& cases) {

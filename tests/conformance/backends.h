@@ -42,6 +42,21 @@ inline void PrintTo(const KeyValue& kv, std::ostream* os) {
 
 namespace conformance {
 
+// Integers as FoundationDB lays them out in versionstamp offsets and versionstamps.
+inline fdb::Bytes littleEndian32(uint32_t value) {
+  fdb::Bytes out;
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+  return out;
+}
+
+inline fdb::Bytes bigEndian64(int64_t value) {
+  fdb::Bytes out;
+  for (int i = 7; i >= 0; --i) {
+    out.push_back(static_cast<char>((static_cast<uint64_t>(value) >> (8 * i)) & 0xff));
+  }
+  return out;
+}
+
 // "memory:" followed by the addresses of RL_CONFORMANCE_ADDRESSES, without duplicates.
 std::vector<std::string> backendAddresses();
 

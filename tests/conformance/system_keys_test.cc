@@ -29,14 +29,6 @@ using fdb::TransactionOption;
 const Bytes kPrefix = "\xff\x02/rl_conformance/";
 const Bytes kMetadataVersionKey = "\xff/metadataVersion";
 
-Bytes bigEndian64(int64_t value) {
-  Bytes out;
-  for (int i = 7; i >= 0; --i) {
-    out.push_back(static_cast<char>((static_cast<uint64_t>(value) >> (8 * i)) & 0xff));
-  }
-  return out;
-}
-
 class SystemKeysTest : public ConformanceTest {
  protected:
   KeyRange prefixRange() const { return KeyRange{kPrefix, fdb::strinc(kPrefix)}; }

@@ -24,20 +24,6 @@ using fdb::KeyValue;
 using fdb::MutationType;
 using fdb::Transaction;
 
-Bytes littleEndian32(uint32_t value) {
-  Bytes out;
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-  return out;
-}
-
-Bytes bigEndian64(int64_t value) {
-  Bytes out;
-  for (int i = 7; i >= 0; --i) {
-    out.push_back(static_cast<char>((static_cast<uint64_t>(value) >> (8 * i)) & 0xff));
-  }
-  return out;
-}
-
 // A SET_VERSIONSTAMPED_VALUE operand whose whole value is the 10-byte stamp.
 Bytes stampOnlyValue() { return Bytes(10, '\0') + littleEndian32(0); }
 

@@ -7,18 +7,14 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/test_support.h"
+
 #include "fdb/database.h"
 
 namespace fdb {
 namespace {
 
-uint64_t decode(const std::optional<Bytes>& value) {
-  uint64_t n = 0;
-  if (value) std::memcpy(&n, value->data(), std::min(value->size(), sizeof n));
-  return n;
-}
-
-Bytes encode(uint64_t n) { return Bytes(reinterpret_cast<const char*>(&n), sizeof n); }
+using namespace engine::test_support;
 
 TEST(Concurrency, ReadModifyWriteIncrementsAreSerializable) {
   Database db = Database::open("memory:");
@@ -31,14 +27,14 @@ TEST(Concurrency, ReadModifyWriteIncrementsAreSerializable) {
       for (int i = 0; i < kIncrements; ++i) {
         db.run([&](Transaction& tr) {
           ++attempts;
-          uint64_t n = decode(tr.get("counter").get());
-          tr.set("counter", encode(n + 1));
+          uint64_t n = decodeInt64(tr.get("counter").get());
+          tr.set("counter", encodeInt64(n + 1));
         });
       }
     });
   }
   for (std::thread& thread : threads) thread.join();
-  uint64_t total = db.run([](Transaction& tr) { return decode(tr.get("counter").get()); });
+  uint64_t total = db.run([](Transaction& tr) { return decodeInt64(tr.get("counter").get()); });
   // Every increment counted exactly once, however many attempts conflicted.
   EXPECT_EQ(total, uint64_t{kThreads * kIncrements});
   EXPECT_GE(attempts.load(), kThreads * kIncrements);
@@ -48,8 +44,8 @@ TEST(Concurrency, ReadersSeeConsistentSnapshotsWhileWritersCommit) {
   // Writers move one unit between two keys; every reader must see them sum to 1000.
   Database db = Database::open("memory:");
   db.run([](Transaction& tr) {
-    tr.set("a", encode(1000));
-    tr.set("b", encode(0));
+    tr.set("a", encodeInt64(1000));
+    tr.set("b", encodeInt64(0));
   });
   std::atomic<bool> stop{false};
   std::atomic<int> inconsistent{0};
@@ -57,8 +53,8 @@ TEST(Concurrency, ReadersSeeConsistentSnapshotsWhileWritersCommit) {
   std::thread reader([&] {
     while (!stop || reads < 50) {  // at least 50 reads, however fast the writers are
       db.run([&](Transaction& tr) {
-        uint64_t a = decode(tr.snapshot().get("a").get());
-        uint64_t b = decode(tr.snapshot().get("b").get());
+        uint64_t a = decodeInt64(tr.snapshot().get("a").get());
+        uint64_t b = decodeInt64(tr.snapshot().get("b").get());
         if (a + b != 1000) ++inconsistent;
         ++reads;
       });
@@ -69,11 +65,11 @@ TEST(Concurrency, ReadersSeeConsistentSnapshotsWhileWritersCommit) {
     writers.emplace_back([&] {
       for (int i = 0; i < 200; ++i) {
         db.run([](Transaction& tr) {
-          uint64_t a = decode(tr.get("a").get());
-          uint64_t b = decode(tr.get("b").get());
+          uint64_t a = decodeInt64(tr.get("a").get());
+          uint64_t b = decodeInt64(tr.get("b").get());
           if (a == 0) return;
-          tr.set("a", encode(a - 1));
-          tr.set("b", encode(b + 1));
+          tr.set("a", encodeInt64(a - 1));
+          tr.set("b", encodeInt64(b + 1));
         });
       }
     });
@@ -83,7 +79,7 @@ TEST(Concurrency, ReadersSeeConsistentSnapshotsWhileWritersCommit) {
   reader.join();
   EXPECT_EQ(inconsistent.load(), 0);
   EXPECT_GT(reads.load(), 0);
-  uint64_t b = db.run([](Transaction& tr) { return decode(tr.get("b").get()); });
+  uint64_t b = db.run([](Transaction& tr) { return decodeInt64(tr.get("b").get()); });
   EXPECT_EQ(b, 400u);
 }
 

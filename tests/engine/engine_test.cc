@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/test_support.h"
+
 #include "engine/conflict_history.h"
 #include "engine/versioned_store.h"
 #include "fdb/error.h"
@@ -11,14 +13,7 @@
 namespace fdb::engine {
 namespace {
 
-int errorCode(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  return 0;
-}
+using namespace test_support;
 
 TEST(VersionedStore, ReadsSeeTheNewestEntryAtOrBelowTheirVersion) {
   VersionedStore store;

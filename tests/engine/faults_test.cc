@@ -5,11 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/test_support.h"
+
 #include "engine/memory_database.h"
 #include "fdb/database.h"
 
 namespace fdb::engine {
 namespace {
+
+using namespace test_support;
 
 EngineOptions faulty(uint64_t seed) {
   EngineOptions options;
@@ -21,18 +25,6 @@ EngineOptions faulty(uint64_t seed) {
   return options;
 }
 
-Bytes littleEndian(int64_t n) {
-  Bytes out(8, '\0');
-  std::memcpy(out.data(), &n, 8);
-  return out;
-}
-
-int64_t fromLittleEndian(const std::optional<Bytes>& value) {
-  int64_t n = 0;
-  if (value) std::memcpy(&n, value->data(), std::min<size_t>(8, value->size()));
-  return n;
-}
-
 // 200 read-modify-write transactions, one thread; returns the engine's fault trace.
 std::vector<std::string> runWorkload(uint64_t seed) {
   auto engine = std::make_shared<Engine>(std::make_shared<ManualVersionClock>(), faulty(seed));
@@ -40,8 +32,8 @@ std::vector<std::string> runWorkload(uint64_t seed) {
   for (int i = 0; i < 200; ++i) {
     db.run([&](Transaction& tr) {
       std::string key = "k" + std::to_string(i % 7);
-      int64_t n = fromLittleEndian(tr.get(key).get());
-      tr.set(key, littleEndian(n + 1));
+      int64_t n = decodeInt64(tr.get(key).get());
+      tr.set(key, encodeInt64(n + 1));
     });
   }
   return engine->faults().trace();
@@ -66,11 +58,11 @@ int64_t countWithUnknownResults(bool automaticIdempotency, int64_t* successes) {
   for (int i = 0; i < 300; ++i) {
     db.run([&](Transaction& tr) {
       if (automaticIdempotency) tr.setOption(TransactionOption::kAutomaticIdempotency);
-      tr.atomicOp("counter", littleEndian(1), MutationType::kAdd);  // not idempotent
+      tr.atomicOp("counter", encodeInt64(1), MutationType::kAdd);  // not idempotent
     });
     ++*successes;
   }
-  return db.run([](Transaction& tr) { return fromLittleEndian(tr.get("counter").get()); });
+  return db.run([](Transaction& tr) { return decodeInt64(tr.get("counter").get()); });
 }
 
 TEST(Faults, UnknownResultsOverCountANonIdempotentIncrement) {

@@ -3,6 +3,8 @@
 // not as per-entry reads through the client API).
 #include <gtest/gtest.h>
 
+#include "engine/test_support.h"
+
 #include "engine/mapper.h"
 #include "engine/memory_database.h"
 #include "fdb/database.h"
@@ -12,14 +14,7 @@
 namespace fdb::engine {
 namespace {
 
-int errorCode(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  return 0;
-}
+using namespace test_support;
 
 TEST(Mapper, BuildsKeysFromIndexKeyAndValueElements) {
   Mapper mapper = Mapper::parse(Tuple{"records", "{K[2]}", "{V[0]}", "lit", "{...}"}.pack());

@@ -9,11 +9,15 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/test_support.h"
+
 #include "engine/memory_database.h"
 #include "fdb/database.h"
 
 namespace fdb::engine {
 namespace {
+
+using namespace test_support;
 
 constexpr int kThreads = 4;
 
@@ -27,18 +31,6 @@ EngineOptions withFaults() {
   return options;
 }
 
-Bytes encode(int64_t n) {
-  Bytes out(8, '\0');
-  std::memcpy(out.data(), &n, 8);
-  return out;
-}
-
-int64_t decode(const std::optional<Bytes>& value) {
-  int64_t n = 0;
-  if (value) std::memcpy(&n, value->data(), std::min<size_t>(8, value->size()));
-  return n;
-}
-
 std::string nodeKey(int64_t i) { return "cycle/" + std::to_string(1000 + i); }
 
 TEST(Cycle, TheRingStaysOneCycle) {
@@ -46,7 +38,7 @@ TEST(Cycle, TheRingStaysOneCycle) {
   constexpr int kTransactionsPerThread = 150;
   Database db = Database::open("memory:", withFaults());
   db.run([&](Transaction& tr) {
-    for (int64_t i = 0; i < kNodes; ++i) tr.set(nodeKey(i), encode((i + 1) % kNodes));
+    for (int64_t i = 0; i < kNodes; ++i) tr.set(nodeKey(i), encodeInt64((i + 1) % kNodes));
   });
   std::atomic<int> attempts{0};
   std::vector<std::thread> threads;
@@ -58,12 +50,12 @@ TEST(Cycle, TheRingStaysOneCycle) {
         // Cycle's transaction: r -> r2 -> r3 -> r4 becomes r -> r3 -> r2 -> r4.
         db.run([&](Transaction& tr) {
           ++attempts;
-          int64_t r2 = decode(tr.get(nodeKey(r)).get());
-          int64_t r3 = decode(tr.get(nodeKey(r2)).get());
-          int64_t r4 = decode(tr.get(nodeKey(r3)).get());
-          tr.set(nodeKey(r), encode(r3));
-          tr.set(nodeKey(r3), encode(r2));
-          tr.set(nodeKey(r2), encode(r4));
+          int64_t r2 = decodeInt64(tr.get(nodeKey(r)).get());
+          int64_t r3 = decodeInt64(tr.get(nodeKey(r2)).get());
+          int64_t r4 = decodeInt64(tr.get(nodeKey(r3)).get());
+          tr.set(nodeKey(r), encodeInt64(r3));
+          tr.set(nodeKey(r3), encodeInt64(r2));
+          tr.set(nodeKey(r2), encodeInt64(r4));
         });
       }
     });
@@ -73,7 +65,7 @@ TEST(Cycle, TheRingStaysOneCycle) {
   std::vector<int64_t> next(kNodes);
   db.run([&](Transaction& tr) {
     for (int64_t i = 0; i < kNodes; ++i)
-      next[static_cast<size_t>(i)] = decode(tr.get(nodeKey(i)).get());
+      next[static_cast<size_t>(i)] = decodeInt64(tr.get(nodeKey(i)).get());
   });
   int64_t node = 0;
   for (int64_t step = 1; step <= kNodes; ++step) {
@@ -94,7 +86,7 @@ TEST(Bank, TransfersKeepTheTotal) {
   Database db = Database::open("memory:", withFaults());
   auto account = [](int i) { return "bank/" + std::to_string(i); };
   db.run([&](Transaction& tr) {
-    for (int i = 0; i < kAccounts; ++i) tr.set(account(i), encode(kInitial));
+    for (int i = 0; i < kAccounts; ++i) tr.set(account(i), encodeInt64(kInitial));
   });
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
@@ -105,11 +97,11 @@ TEST(Bank, TransfersKeepTheTotal) {
         int to = std::uniform_int_distribution<int>(0, kAccounts - 1)(random);
         int64_t amount = std::uniform_int_distribution<int64_t>(1, 100)(random);
         db.run([&](Transaction& tr) {
-          int64_t balance = decode(tr.get(account(from)).get());
+          int64_t balance = decodeInt64(tr.get(account(from)).get());
           if (from == to || balance < amount) return;  // no overdrafts
-          int64_t other = decode(tr.get(account(to)).get());
-          tr.set(account(from), encode(balance - amount));
-          tr.set(account(to), encode(other + amount));
+          int64_t other = decodeInt64(tr.get(account(to)).get());
+          tr.set(account(from), encodeInt64(balance - amount));
+          tr.set(account(to), encodeInt64(other + amount));
         });
       }
     });
@@ -124,8 +116,8 @@ TEST(Bank, TransfersKeepTheTotal) {
         db.run([&](Transaction& tr) {
           int64_t total = 0;
           for (const KeyValue& row : tr.snapshot().getRangeAll(KeyRange{"bank/", "bank0"})) {
-            total += decode(row.value);
-            if (decode(row.value) < 0) ++violations;
+            total += decodeInt64(row.value);
+            if (decodeInt64(row.value) < 0) ++violations;
           }
           if (total != kAccounts * kInitial) ++violations;
         });
@@ -141,7 +133,8 @@ TEST(Bank, TransfersKeepTheTotal) {
   EXPECT_GE(audits.load(), 20);
   int64_t total = db.run([&](Transaction& tr) {
     int64_t sum = 0;
-    for (const KeyValue& row : tr.getRangeAll(KeyRange{"bank/", "bank0"})) sum += decode(row.value);
+    for (const KeyValue& row : tr.getRangeAll(KeyRange{"bank/", "bank0"}))
+      sum += decodeInt64(row.value);
     return sum;
   });
   EXPECT_EQ(total, kAccounts * kInitial);
