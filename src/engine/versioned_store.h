@@ -40,7 +40,8 @@ class VersionedStore {
             Visit visit) const {
     if (begin >= end) return;
     if (!reverse) {
-      for (auto it = data_.lower_bound(begin); it != data_.end() && it->first < end; ++it) {
+      for (auto it = data_.lower_bound(begin);
+           it != data_.end() && std::string_view(it->first) < end; ++it) {
         if (const std::optional<Bytes>* value = visibleAt(it->second, version)) {
           if (!visit(it->first, **value)) return;
         }
@@ -50,7 +51,7 @@ class VersionedStore {
     auto it = data_.lower_bound(end);
     while (it != data_.begin()) {
       --it;
-      if (it->first < begin) return;
+      if (std::string_view(it->first) < begin) return;
       if (const std::optional<Bytes>* value = visibleAt(it->second, version)) {
         if (!visit(it->first, **value)) return;
       }
