@@ -57,34 +57,42 @@ EngineTransaction::~EngineTransaction() {
 // ---- State machine ------------------------------------------------------------------
 
 std::optional<Error> EngineTransaction::blockingError(bool allowedAfterCommit) {
-  if (poison_) return poison_;
+  if (poisonCode_ != 0) return poisonError();
   if (options_.timeoutMillis > 0 &&
       engine_->clock().nowMicros() - startMicros_ >= options_.timeoutMillis * 1000) {
-    poison_ = Error(errors::kTransactionTimedOut,
-                    fmt::format("the transaction's {} ms timeout expired", options_.timeoutMillis));
-    return poison_;
+    poison(errors::kTransactionTimedOut, "the transaction's timeout expired");
+    return poisonError();
   }
   if (commitCalled_ && !allowedAfterCommit) {
-    Error usedDuringCommit(errors::kUsedDuringCommit, "the transaction was used after commit()");
-    if (options_.usedDuringCommitProtectionDisable) return usedDuringCommit;  // this call only
-    poison_ = usedDuringCommit;
-    return poison_;
+    const char* reason = "the transaction was used after commit()";
+    if (options_.usedDuringCommitProtectionDisable) {
+      return Error(errors::kUsedDuringCommit, reason);  // this call only
+    }
+    poison(errors::kUsedDuringCommit, reason);
+    return poisonError();
   }
   if (deferredError_) return deferredError_;
   return std::nullopt;
 }
 
 bool EngineTransaction::acceptWrite() {
-  if (poison_) return false;
+  if (poisonCode_ != 0) return false;
   if (commitCalled_) {
     if (!options_.usedDuringCommitProtectionDisable) {
-      poison_ = Error(errors::kUsedDuringCommit, "the transaction was used after commit()");
+      poison(errors::kUsedDuringCommit, "the transaction was used after commit()");
     }
     return false;
   }
   hasReadOrWritten_ = true;
   return true;
 }
+
+void EngineTransaction::poison(int code, const char* reason) {
+  poisonCode_ = code;
+  poisonReason_ = reason;
+}
+
+Error EngineTransaction::poisonError() const { return Error(poisonCode_, poisonReason_); }
 
 void EngineTransaction::deferError(Error error) {
   if (!deferredError_) deferredError_ = std::move(error);
@@ -188,7 +196,7 @@ void EngineTransaction::clearAttempt(std::string_view why) {
   writeConflicts_.clear();
   approximateSize_ = 0;
   deferredError_.reset();
-  poison_.reset();
+  poisonCode_ = 0;
   commitCalled_ = false;
   hasReadOrWritten_ = false;
   committedVersion_ = -1;
@@ -203,16 +211,19 @@ void EngineTransaction::reset() {
 }
 
 void EngineTransaction::cancel() {
-  poison_ = Error(errors::kTransactionCancelled, "the transaction was cancelled");
-  for (PendingWatch& watch : pendingWatches_) watch.promise.setError(*poison_);
-  pendingWatches_.clear();
-  if (versionstamp_) versionstamp_->setError(*poison_);
-  versionstamp_.reset();
+  poison(errors::kTransactionCancelled, "the transaction was cancelled");
+  if (!pendingWatches_.empty() || versionstamp_) {
+    Error cancelled = poisonError();
+    for (PendingWatch& watch : pendingWatches_) watch.promise.setError(cancelled);
+    pendingWatches_.clear();
+    if (versionstamp_) versionstamp_->setError(cancelled);
+    versionstamp_.reset();
+  }
 }
 
 Future<void> EngineTransaction::onError(const Error& error) {
   if (std::optional<Error> poisoned = blockingError(/*allowedAfterCommit=*/true);
-      poisoned && poison_) {
+      poisoned && poisonCode_ != 0) {
     return Future<void>::failed(*poisoned);
   }
   int code = error.code();
@@ -222,7 +233,7 @@ Future<void> EngineTransaction::onError(const Error& error) {
         Error(errors::kClientInvalidOperation, "onError called with success (0)"));
   }
   auto giveUp = [&] {
-    poison_ = Error(errors::kTransactionCancelled, "onError returned a non-retryable error");
+    poison(errors::kTransactionCancelled, "onError returned a non-retryable error");
     return Future<void>::failed(code == error.code() ? error : Error(code));
   };
   bool retryLimitHit = options_.retryLimit != -1 && retries_ >= options_.retryLimit;
@@ -271,7 +282,7 @@ void EngineTransaction::setOption(int code, std::optional<std::string_view> valu
   if (!isKnownTransactionOption(code)) {
     throw Error(errors::kInvalidOption, fmt::format("unknown transaction option {}", code));
   }
-  if (poison_) return;
+  if (poisonCode_ != 0) return;
   try {
     applyTransactionOption(options_, code, value,
                            OptionContext{hasReadOrWritten_, readVersion_.has_value()});

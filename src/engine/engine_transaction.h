@@ -73,6 +73,8 @@ class EngineTransaction final : public TransactionBackend {
   // (poisoning it with used_during_commit).
   bool acceptWrite();
   void deferError(Error error);
+  void poison(int code, const char* reason);
+  Error poisonError() const;
   // The read version, fetched (one round trip) on first use.
   int64_t readVersion();
   // Starts timing a future-returning operation: its round trips add up from now.
@@ -145,7 +147,10 @@ class EngineTransaction final : public TransactionBackend {
   std::vector<KeyRange> writeConflicts_;
   int64_t approximateSize_ = 0;
   std::optional<Error> deferredError_;
-  std::optional<Error> poison_;  // cancelled (1025), timed out (1031), used during commit (2017)
+  // Set when cancelled (1025), timed out (1031) or used during commit (2017): every later
+  // operation fails with it until reset. Kept as a code so that cancelling costs nothing.
+  int poisonCode_ = 0;
+  const char* poisonReason_ = "";
   bool commitCalled_ = false;
   bool hasReadOrWritten_ = false;
   int64_t committedVersion_ = -1;
