@@ -23,6 +23,7 @@
 #include <optional>
 #include <random>
 #include <shared_mutex>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -47,14 +48,16 @@ struct Mutation {
   MutationType atomicType = MutationType::kAdd;  // kAtomic only
 };
 
+// A commit as the transaction hands it over: views of its own storage, read during
+// Engine::commit only.
 struct CommitRequest {
   int64_t readVersion = 0;
   // FoundationDB's client adds a self-conflict key unless causal_write_risky is set, which
   // makes the MVCC age check apply even to transactions without read conflict ranges.
   bool selfConflict = true;
-  std::vector<KeyRange> readConflicts;
-  std::vector<KeyRange> writeConflicts;
-  std::vector<Mutation> mutations;
+  std::span<const KeyRange> readConflicts;
+  std::span<const KeyRange> writeConflicts;
+  std::span<const Mutation> mutations;
 };
 
 struct EngineStats {

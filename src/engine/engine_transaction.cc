@@ -325,7 +325,7 @@ void EngineTransaction::firePendingWatchesIn(std::string_view begin, std::string
   std::erase_if(pendingWatches_, [&](PendingWatch& watch) {
     if (watch.key < begin || watch.key >= end) return false;
     WriteMap::KeyState state = writes_.lookup(watch.key);
-    if (state.kind != WriteMap::KeyState::Kind::kKnown || state.value == watch.expected) {
+    if (state.kind != WriteMap::KeyState::Kind::kKnown || *state.value == watch.expected) {
       return false;
     }
     watch.promise.setValue();
@@ -532,8 +532,8 @@ Future<void> EngineTransaction::commit() {
     CommitRequest request;
     request.readVersion = readVersion();
     request.selfConflict = !options_.causalWriteRisky;
-    request.readConflicts = std::move(readConflicts_);
-    request.writeConflicts = std::move(writeConflicts_);
+    request.readConflicts = readConflicts_;
+    request.writeConflicts = writeConflicts_;
     request.mutations = writes_.mutations();
     roundTrip(RoundTripKind::kCommit);
     commitWithFaults(request);

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "engine/database_settings.h"
 #include "engine/engine.h"
 #include "engine/transaction_options.h"
@@ -143,8 +144,10 @@ class EngineTransaction final : public TransactionBackend {
   TransactionOptions options_;
   WriteMap writes_;
   std::optional<int64_t> readVersion_;
-  std::vector<KeyRange> readConflicts_;
-  std::vector<KeyRange> writeConflicts_;
+  // Inline room for one range each: a one-key transaction allocates nothing for them (and
+  // the object stays small enough for glibc's per-thread cache).
+  absl::InlinedVector<KeyRange, 1> readConflicts_;
+  absl::InlinedVector<KeyRange, 1> writeConflicts_;
   int64_t approximateSize_ = 0;
   std::optional<Error> deferredError_;
   // Set when cancelled (1025), timed out (1031) or used during commit (2017): every later

@@ -54,7 +54,7 @@ std::optional<Bytes> EngineTransaction::valueOf(const Engine::Reader& reader,
                                                 const WriteMap& writes, std::string_view key) {
   WriteMap::KeyState state = writes.lookup(key);
   switch (state.kind) {
-    case WriteMap::KeyState::Kind::kKnown: return state.value;
+    case WriteMap::KeyState::Kind::kKnown: return *state.value;
     case WriteMap::KeyState::Kind::kPendingOps:
       return WriteMap::applyOps(*state.ops, reader.get(key));
     case WriteMap::KeyState::Kind::kUnwritten: return reader.get(key);
@@ -189,7 +189,7 @@ Future<std::optional<Bytes>> EngineTransaction::get(std::string_view key, bool s
     if (key.size() > readLimit) return std::nullopt;  // such keys cannot exist
     const WriteMap& writes = visibleWrites(snapshot);
     WriteMap::KeyState state = writes.lookup(key);
-    if (state.kind == WriteMap::KeyState::Kind::kKnown) return state.value;
+    if (state.kind == WriteMap::KeyState::Kind::kKnown) return *state.value;
     if (state.kind == WriteMap::KeyState::Kind::kUnreadable && !options_.bypassUnreadable) {
       throwUnreadable(key);
     }

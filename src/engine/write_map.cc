@@ -87,17 +87,21 @@ bool WriteMap::touchesUnreadable(std::string_view begin, std::string_view end) c
   return false;
 }
 
+namespace {
+const std::optional<Bytes> kAbsent;
+}  // namespace
+
 WriteMap::KeyState WriteMap::lookup(std::string_view key) const {
   auto it = points_.find(key);
   if (it != points_.end()) {
-    if (it->second.unreadable) return KeyState{KeyState::Kind::kUnreadable, std::nullopt, nullptr};
-    if (it->second.known) return KeyState{KeyState::Kind::kKnown, it->second.value, nullptr};
-    return KeyState{KeyState::Kind::kPendingOps, std::nullopt, &it->second.ops};
+    if (it->second.unreadable) return KeyState{KeyState::Kind::kUnreadable, nullptr, nullptr};
+    if (it->second.known) return KeyState{KeyState::Kind::kKnown, &it->second.value, nullptr};
+    return KeyState{KeyState::Kind::kPendingOps, nullptr, &it->second.ops};
   }
   for (const KeyRange& range : unreadableRanges_) {
-    if (range.contains(key)) return KeyState{KeyState::Kind::kUnreadable, std::nullopt, nullptr};
+    if (range.contains(key)) return KeyState{KeyState::Kind::kUnreadable, nullptr, nullptr};
   }
-  if (clearedRangeEnd(key)) return KeyState{KeyState::Kind::kKnown, std::nullopt, nullptr};
+  if (clearedRangeEnd(key)) return KeyState{KeyState::Kind::kKnown, &kAbsent, nullptr};
   return KeyState{};
 }
 

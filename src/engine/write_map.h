@@ -10,10 +10,12 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "engine/engine.h"
 #include "fdb/bytes.h"
 #include "fdb/types.h"
@@ -35,7 +37,8 @@ class WriteMap {
       kUnreadable,  // its value depends on the commit's versionstamp (accessed_unreadable)
     };
     Kind kind = Kind::kUnwritten;
-    std::optional<Bytes> value;
+    // kKnown: the value, inside the WriteMap (valid until its next write).
+    const std::optional<Bytes>* value = nullptr;
     const std::vector<AtomicOp>* ops = nullptr;
   };
 
@@ -86,7 +89,7 @@ class WriteMap {
   // read conflict ranges.
   std::vector<KeyRange> subtractKnown(std::string_view begin, std::string_view end) const;
 
-  const std::vector<Mutation>& mutations() const { return mutations_; }
+  std::span<const Mutation> mutations() const { return mutations_; }
   bool empty() const { return mutations_.empty(); }
   // Whether reads see nothing of these writes (no written, cleared or unreadable keys).
   bool invisible() const {
@@ -104,7 +107,7 @@ class WriteMap {
   std::map<Bytes, Point, std::less<>> points_;
   std::map<Bytes, Bytes, std::less<>> cleared_;  // begin -> end; disjoint, not adjacent
   std::vector<KeyRange> unreadableRanges_;       // from SET_VERSIONSTAMPED_KEY
-  std::vector<Mutation> mutations_;
+  absl::InlinedVector<Mutation, 1> mutations_;
 };
 
 }  // namespace fdb::engine

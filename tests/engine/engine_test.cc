@@ -82,10 +82,12 @@ class EngineWithManualClock : public ::testing::Test {
   Engine engine{clock};
 
   int64_t commitSet(std::string_view key, std::string_view value, int64_t readVersion) {
+    KeyRange written{Bytes(key), Bytes(key) + '\0'};
+    Mutation set{Mutation::Kind::kSet, Bytes(key), Bytes(value)};
     CommitRequest request;
     request.readVersion = readVersion;
-    request.writeConflicts.push_back(KeyRange{Bytes(key), Bytes(key) + '\0'});
-    request.mutations.push_back(Mutation{Mutation::Kind::kSet, Bytes(key), Bytes(value)});
+    request.writeConflicts = {&written, 1};
+    request.mutations = {&set, 1};
     return engine.commit(request);
   }
 };
@@ -129,13 +131,16 @@ TEST_F(EngineWithManualClock, FutureVersionsWaitThenFail) {
 TEST_F(EngineWithManualClock, ConflictIffNewerWriteIntersectsReads) {
   int64_t rv = engine.getReadVersion();
   commitSet("b", "x", engine.getReadVersion());
+  const std::vector<KeyRange> readCd = {KeyRange{"c", "d"}};
+  const std::vector<KeyRange> writeZ = {KeyRange{"z", std::string("z\0", 2)}};
   CommitRequest disjoint;
   disjoint.readVersion = rv;
-  disjoint.readConflicts.push_back(KeyRange{"c", "d"});
-  disjoint.writeConflicts.push_back(KeyRange{"z", std::string("z\0", 2)});
+  disjoint.readConflicts = readCd;
+  disjoint.writeConflicts = writeZ;
   EXPECT_NO_THROW(engine.commit(disjoint));
+  const std::vector<KeyRange> readCdAndAc = {KeyRange{"c", "d"}, KeyRange{"a", "c"}};
   CommitRequest overlapping = disjoint;
-  overlapping.readConflicts.push_back(KeyRange{"a", "c"});
+  overlapping.readConflicts = readCdAndAc;
   EXPECT_EQ(errorCode([&] { engine.commit(overlapping); }), errors::kNotCommitted);
   EXPECT_EQ(engine.stats().conflicts, 1);
 }

@@ -20,12 +20,14 @@ class SimulatedNetwork : public ::testing::Test {
     db = std::make_unique<Database>(std::make_shared<MemoryDatabase>(engine));
     // Seed data without delay: a second database handle on the same engine would also be
     // delayed, so write through the engine directly.
-    CommitRequest seed;
-    seed.readVersion = engine->getReadVersion();
+    std::vector<Mutation> sets;
     for (int i = 0; i < 10; ++i) {
-      seed.mutations.push_back(
+      sets.push_back(
           Mutation{Mutation::Kind::kSet, "k" + std::to_string(i), "v" + std::to_string(i)});
     }
+    CommitRequest seed;
+    seed.readVersion = engine->getReadVersion();
+    seed.mutations = sets;
     engine->commit(seed);
   }
 
