@@ -51,7 +51,18 @@ void Timer::run() {
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   std::unique_lock lock(wakeup_->mutex);
   while (true) {
-    if (stopping_) return;  // pending callbacks are dropped: their futures' owners are gone
+    if (stopping_) {
+      // The database is going away: deliver what is still pending now rather than leave
+      // a future that never completes.
+      while (!tasks_.empty()) {
+        Task task = tasks_.top();
+        tasks_.pop();
+        lock.unlock();
+        task.callback();
+        lock.lock();
+      }
+      return;
+    }
     if (tasks_.empty()) {
       wakeup_->cv.wait(lock);
       continue;
