@@ -167,8 +167,17 @@ EngineTransaction::ResolvedRange EngineTransaction::resolveRange(
   range.end = endOffset == 1 ? Bytes(endKey)
                              : resolve(reader, writes, endKey, endOffset, &range.ranOffStart,
                                        &range.ranOffEnd);
-  // Selectors that resolve to an empty range say nothing about the ends of the data.
-  if (range.begin >= range.end) range.ranOffStart = range.ranOffEnd = false;
+  // Selectors that resolve to an empty range say nothing about the ends of the data. (When
+  // a selector did run off an end, compare the fully resolved keys, as FoundationDB does: a
+  // "first key >= k" bound then stands for that key, not for k.)
+  if (range.ranOffStart || range.ranOffEnd) {
+    bool unused = false;
+    Bytes fullBegin =
+        beginOffset == 1 ? resolve(reader, writes, beginKey, 1, &unused, &unused) : range.begin;
+    Bytes fullEnd =
+        endOffset == 1 ? resolve(reader, writes, endKey, 1, &unused, &unused) : range.end;
+    if (fullBegin >= fullEnd) range.ranOffStart = range.ranOffEnd = false;
+  }
   return range;
 }
 

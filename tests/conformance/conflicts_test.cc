@@ -579,6 +579,33 @@ TEST_P(ConflictsTest, LimitedReverseReadWithForwardBeginConflictsFromTheBeginKey
   EXPECT_FDB_ERROR(1020, t1.commit().get());
 }
 
+// A selector that runs off the end of the data makes the read depend on everything up to
+// the end of the key space (readThroughEnd) — unless the range it selects is empty anyway:
+// here the begin, "first key >= a", is past the data too, so only the selectors' own span
+// [a, a\x00) was read.
+TEST_P(ConflictsTest, EmptyRangeWhoseSelectorsBothRunOffTheEndReadsOnlyTheirSpan) {
+  Transaction t1 = db().createTransaction();
+  EXPECT_TRUE(t1.getRange(KeySelector::firstGreaterOrEqual("a"), KeySelector{"a", true, 3})
+                  .get()
+                  .rows.empty());
+  commitWrites({"m"});
+  t1.set("x", "1");
+  EXPECT_NO_THROW(t1.commit().get());
+}
+
+TEST_P(ConflictsTest, SelectorRunningOffTheEndConflictsUpToTheEndOfKeySpace) {
+  write("b", "v");
+  Transaction t1 = db().createTransaction();
+  // Rows from b to "the third key >= a\x00", which does not exist: [b] and a dependency on
+  // everything after it.
+  std::vector<fdb::KeyValue> rows =
+      t1.getRange(KeySelector::firstGreaterOrEqual("a"), KeySelector{"a", true, 3}).get().rows;
+  ASSERT_EQ(rows.size(), 1u);
+  commitWrites({"m"});
+  t1.set("x", "1");
+  EXPECT_FDB_ERROR(1020, t1.commit().get());
+}
+
 RL_CONFORMANCE_INSTANTIATE(ConflictsTest);
 
 }  // namespace
