@@ -10,7 +10,7 @@
 //
 // Environment:
 //   RL_MODEL_SEED=<n>       base seed (sequence i runs with seed n + i); default below
-//   RL_MODEL_SEQUENCES=<n>  number of sequences (default 200)
+//   RL_MODEL_SEQUENCES=<n>  number of sequences (default 600)
 //   RL_MODEL_STEPS=<n>      steps per sequence (default 300)
 //   RL_MODEL_TRACE=1        print every step to stderr as it runs (for crashes and hangs)
 #include <algorithm>
@@ -41,7 +41,7 @@ namespace fdb {
 namespace {
 
 constexpr uint64_t kDefaultBaseSeed = 0x5eed2026;
-constexpr int kDefaultSequences = 200;
+constexpr int kDefaultSequences = 600;
 constexpr int kDefaultSteps = 300;
 constexpr int kSlots = 3;  // transactions open at once
 
