@@ -95,11 +95,11 @@ class EngineTransaction final : public TransactionBackend {
   std::optional<Error> unwritableKeyError(std::string_view key, std::string_view operation) const;
   void addReadConflict(std::string_view begin, std::string_view end);
   void addWriteConflict(std::string_view begin, std::string_view end);
-  // The read conflict range of a serializable range read (spec §2.5).
+  // The read conflict range of a serializable range read (spec §2.5): `firstRow` and
+  // `lastRow` are the keys of the rows returned, in read order (nullptr when none).
   void addRangeReadConflict(const KeySelector& begin, const KeySelector& end, const Bytes& beginKey,
-                            const Bytes& endKey, const Bytes& lowestRow, const Bytes& highestRow,
-                            bool hasRows, bool more, bool reverse, bool ranOffStart,
-                            bool ranOffEnd);
+                            const Bytes& endKey, const Bytes* firstRow, const Bytes* lastRow,
+                            bool more, bool reverse, const ResolvedRange& range);
   // engine_->commit under the fault plan: may throw 1020 or 1021 (applied or not), or their
   // resolution under automatic idempotency.
   void commitWithFaults(const CommitRequest& request);

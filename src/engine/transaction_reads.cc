@@ -24,6 +24,16 @@ constexpr size_t kMappedBatchSize = 10;
 // Bytes a mapped entry counts besides its keys and values (spec §5.1).
 constexpr int64_t kMappedEntryOverhead = 24;
 
+// The keys of a result's first and last rows, in read order (nullptr when it has none).
+template <typename Rows>
+const Bytes* firstRowKey(const Rows& rows) {
+  return rows.empty() ? nullptr : &rows.front().key;
+}
+template <typename Rows>
+const Bytes* lastRowKey(const Rows& rows) {
+  return rows.empty() ? nullptr : &rows.back().key;
+}
+
 }  // namespace
 
 int64_t internal::modeByteLimit(StreamingMode mode, int iteration) {
@@ -272,9 +282,8 @@ int64_t EngineTransaction::validateRange(const KeySelector& begin, const KeySele
 
 void EngineTransaction::addRangeReadConflict(const KeySelector& begin, const KeySelector& end,
                                              const Bytes& beginKey, const Bytes& endKey,
-                                             const Bytes& lowestRow, const Bytes& highestRow,
-                                             bool hasRows, bool more, bool reverse,
-                                             bool ranOffStart, bool ranOffEnd) {
+                                             const Bytes* firstRow, const Bytes* lastRow, bool more,
+                                             bool reverse, const ResolvedRange& range) {
   // FoundationDB's rule (RYWImpl::addConflictRange over GetRangeReq; spec §2.5): the span
   // between the selectors' keys; a limited read stops depending on what lies beyond its
   // last row in the direction it read; a selector that ran off an end of the data depends
@@ -289,9 +298,11 @@ void EngineTransaction::addRangeReadConflict(const KeySelector& begin, const Key
     conflictBegin = endKey;
     conflictEnd = beginKey;
   }
-  if (ranOffStart && begin.offset <= 0) conflictBegin = Bytes();
-  if (ranOffEnd && end.offset > 0) conflictEnd = maxReadKey();
-  if (hasRows) {
+  if (range.ranOffStart && begin.offset <= 0) conflictBegin = Bytes();
+  if (range.ranOffEnd && end.offset > 0) conflictEnd = maxReadKey();
+  if (firstRow != nullptr) {
+    const Bytes& lowestRow = reverse ? *lastRow : *firstRow;
+    const Bytes& highestRow = reverse ? *firstRow : *lastRow;
     if (reverse || begin.offset <= 0) conflictBegin = std::min(conflictBegin, lowestRow);
     if ((!reverse || end.offset > 0) && conflictEnd <= highestRow)
       conflictEnd = keyAfter(highestRow);
@@ -318,15 +329,12 @@ Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const 
 
     const WriteMap& writes = visibleWrites(snapshot);
     bool limited = false;
-    bool ranOffStart = false, ranOffEnd = false;  // by either selector
+    ResolvedRange range;
     {
       Engine::Reader reader = readAt(RoundTripKind::kRangeRead);
-      ResolvedRange range =
-          resolveRange(reader, writes, beginKey, begin.offset, endKey, end.offset);
+      range = resolveRange(reader, writes, beginKey, begin.offset, endKey, end.offset);
       const Bytes& resolvedBegin = range.begin;
       const Bytes& resolvedEnd = range.end;
-      ranOffStart = range.ranOffStart;
-      ranOffEnd = range.ranOffEnd;
       int64_t bytes = 0;
       auto take = [&](KeyValue row) {
         bytes += static_cast<int64_t>(row.key.size() + row.value.size() + 8);
@@ -364,12 +372,8 @@ Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const 
     }
     result.more = limited && !result.rows.empty();
     if (!snapshot) {
-      bool hasRows = !result.rows.empty();
-      const Bytes& first = hasRows ? result.rows.front().key : beginKey;
-      const Bytes& last = hasRows ? result.rows.back().key : beginKey;
-      addRangeReadConflict(begin, end, beginKey, endKey, options.reverse ? last : first,
-                           options.reverse ? first : last, hasRows, result.more, options.reverse,
-                           ranOffStart, ranOffEnd);
+      addRangeReadConflict(begin, end, beginKey, endKey, firstRowKey(result.rows),
+                           lastRowKey(result.rows), result.more, options.reverse, range);
     }
     return result;
   }));
@@ -413,16 +417,13 @@ Future<MappedRangeResult> EngineTransaction::getMappedRange(const KeySelector& b
 
     std::vector<KeyValue> index;
     bool primaryMore = false;
-    bool ranOffStart = false, ranOffEnd = false;
+    ResolvedRange range;
     {
       // One engine operation: the index scan and every secondary read at one version.
       Engine::Reader reader = readAt(RoundTripKind::kMappedRangeRead);
-      ResolvedRange range =
-          resolveRange(reader, kNoWrites, beginKey, begin.offset, endKey, end.offset);
+      range = resolveRange(reader, kNoWrites, beginKey, begin.offset, endKey, end.offset);
       const Bytes& resolvedBegin = range.begin;
       const Bytes& resolvedEnd = range.end;
-      ranOffStart = range.ranOffStart;
-      ranOffEnd = range.ranOffEnd;
       failIfWritten(std::min(beginKey, resolvedBegin), std::max(endKey, resolvedEnd));
       // The index prefetch gets a fifth of the byte budget (spec §5.1).
       int64_t prefetchBytes = byteLimit < 0 ? -1 : std::max<int64_t>(1, byteLimit / 5);
@@ -475,12 +476,8 @@ Future<MappedRangeResult> EngineTransaction::getMappedRange(const KeySelector& b
 
     // Read conflicts: the primary range as a range read of the entries returned, and every
     // secondary range.
-    bool hasRows = !result.rows.empty();
-    const Bytes& first = hasRows ? result.rows.front().key : beginKey;
-    const Bytes& last = hasRows ? result.rows.back().key : beginKey;
-    addRangeReadConflict(begin, end, beginKey, endKey, options.reverse ? last : first,
-                         options.reverse ? first : last, hasRows, result.more, options.reverse,
-                         ranOffStart, ranOffEnd);
+    addRangeReadConflict(begin, end, beginKey, endKey, firstRowKey(result.rows),
+                         lastRowKey(result.rows), result.more, options.reverse, range);
     for (const MappedKeyValue& entry : result.rows)
       addReadConflict(entry.rangeBegin, entry.rangeEnd);
     return result;
