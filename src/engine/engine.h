@@ -39,12 +39,13 @@
 
 namespace fdb::engine {
 
-// One mutation of a commit, in the order the transaction issued it.
+// One mutation of a commit, in the order the transaction issued it: views of bytes the
+// transaction owns (the engine copies what it keeps).
 struct Mutation {
   enum class Kind { kSet, kClearRange, kAtomic };
   Kind kind;
-  Bytes key;    // kClearRange: the range's begin
-  Bytes param;  // kSet: the value; kClearRange: the range's end; kAtomic: the operand
+  std::string_view key;    // kClearRange: the range's begin
+  std::string_view param;  // kSet: the value; kClearRange: the range's end; kAtomic: the operand
   MutationType atomicType = MutationType::kAdd;  // kAtomic only
 };
 

@@ -190,7 +190,7 @@ void EngineTransaction::clearAttempt(std::string_view why) {
     if (versionstamp_) versionstamp_->setError(pendingError);
     versionstamp_.reset();
   }
-  writes_ = WriteMap();
+  writes_.reset();
   readVersion_.reset();
   readConflicts_.clear();
   writeConflicts_.clear();
@@ -325,7 +325,9 @@ void EngineTransaction::firePendingWatchesIn(std::string_view begin, std::string
   std::erase_if(pendingWatches_, [&](PendingWatch& watch) {
     if (watch.key < begin || watch.key >= end) return false;
     WriteMap::KeyState state = writes_.lookup(watch.key);
-    if (state.kind != WriteMap::KeyState::Kind::kKnown || *state.value == watch.expected) {
+    if (state.kind != WriteMap::KeyState::Kind::kKnown ||
+        (state.value.has_value() == watch.expected.has_value() &&
+         (!state.value || *state.value == *watch.expected))) {
       return false;
     }
     watch.promise.setValue();
@@ -421,7 +423,8 @@ void EngineTransaction::atomicOp(std::string_view key, std::string_view param, M
       low[*offset + i] = static_cast<char>((floor >> (56 - 8 * i)) & 0xff);
     low[*offset + 8] = low[*offset + 9] = 0;
     for (size_t i = 0; i < 10; ++i) high[*offset + i] = '\xff';
-    writes_.setVersionstampedKey(key, param, KeyRange{low, std::min(keyAfter(high), maxReadKey())});
+    Bytes unreadableEnd = std::min(keyAfter(high), maxReadKey());
+    writes_.setVersionstampedKey(key, param, low, unreadableEnd);
     return;  // versionstamped keys add no write conflict range
   }
   if (stampsValue) {

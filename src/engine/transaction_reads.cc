@@ -64,7 +64,8 @@ std::optional<Bytes> EngineTransaction::valueOf(const Engine::Reader& reader,
                                                 const WriteMap& writes, std::string_view key) {
   WriteMap::KeyState state = writes.lookup(key);
   switch (state.kind) {
-    case WriteMap::KeyState::Kind::kKnown: return *state.value;
+    case WriteMap::KeyState::Kind::kKnown:
+      return state.value ? std::optional<Bytes>(Bytes(*state.value)) : std::nullopt;
     case WriteMap::KeyState::Kind::kPendingOps:
       return WriteMap::applyOps(*state.ops, reader.get(key));
     case WriteMap::KeyState::Kind::kUnwritten: return reader.get(key);
@@ -84,8 +85,9 @@ std::optional<KeyValue> EngineTransaction::nextVisible(const Engine::Reader& rea
   while ((fromDatabase = reader.firstAtOrAfter(position, end))) {
     if (writes.hasPoint(fromDatabase->key)) {
       position = keyAfter(fromDatabase->key);
-    } else if (std::optional<Bytes> clearedEnd = writes.clearedRangeEnd(fromDatabase->key)) {
-      position = std::max(keyAfter(fromDatabase->key), *clearedEnd);
+    } else if (std::optional<std::string_view> clearedEnd =
+                   writes.clearedRangeEnd(fromDatabase->key)) {
+      position = std::max(keyAfter(fromDatabase->key), Bytes(*clearedEnd));
     } else {
       break;
     }
@@ -93,10 +95,10 @@ std::optional<KeyValue> EngineTransaction::nextVisible(const Engine::Reader& rea
   // The first written key before that whose value is present.
   std::optional<KeyValue> fromWrites;
   writes.forEachPointFrom(from, fromDatabase ? std::string_view(fromDatabase->key) : end,
-                          [&](const Bytes& key) {
+                          [&](std::string_view key) {
                             std::optional<Bytes> value = valueOf(reader, writes, key);
                             if (!value) return false;
-                            fromWrites = KeyValue{key, std::move(*value)};
+                            fromWrites = KeyValue{Bytes(key), std::move(*value)};
                             return true;
                           });
   std::optional<KeyValue>& found = fromWrites ? fromWrites : fromDatabase;
@@ -115,18 +117,19 @@ std::optional<KeyValue> EngineTransaction::previousVisible(const Engine::Reader&
   while ((fromDatabase = reader.lastBefore(position, begin))) {
     if (writes.hasPoint(fromDatabase->key)) {
       position = fromDatabase->key;
-    } else if (std::optional<Bytes> clearedBegin = writes.clearedRangeBegin(fromDatabase->key)) {
-      position = std::min(fromDatabase->key, *clearedBegin);
+    } else if (std::optional<std::string_view> clearedBegin =
+                   writes.clearedRangeBegin(fromDatabase->key)) {
+      position = std::min(fromDatabase->key, Bytes(*clearedBegin));
     } else {
       break;
     }
   }
   std::optional<KeyValue> fromWrites;
   Bytes bound = fromDatabase ? keyAfter(fromDatabase->key) : Bytes(begin);
-  writes.forEachPointBefore(limit, bound, [&](const Bytes& key) {
+  writes.forEachPointBefore(limit, bound, [&](std::string_view key) {
     std::optional<Bytes> value = valueOf(reader, writes, key);
     if (!value) return false;
-    fromWrites = KeyValue{key, std::move(*value)};
+    fromWrites = KeyValue{Bytes(key), std::move(*value)};
     return true;
   });
   std::optional<KeyValue>& found = fromWrites ? fromWrites : fromDatabase;
@@ -208,7 +211,9 @@ Future<std::optional<Bytes>> EngineTransaction::get(std::string_view key, bool s
     if (key.size() > readLimit) return std::nullopt;  // such keys cannot exist
     const WriteMap& writes = visibleWrites(snapshot);
     WriteMap::KeyState state = writes.lookup(key);
-    if (state.kind == WriteMap::KeyState::Kind::kKnown) return *state.value;
+    if (state.kind == WriteMap::KeyState::Kind::kKnown) {
+      return state.value ? std::optional<Bytes>(Bytes(*state.value)) : std::nullopt;
+    }
     if (state.kind == WriteMap::KeyState::Kind::kUnreadable && !options_.bypassUnreadable) {
       throwUnreadable(key);
     }

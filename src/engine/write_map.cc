@@ -1,23 +1,58 @@
 #include "engine/write_map.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "engine/atomic.h"
 
 namespace fdb::engine {
+namespace {
+
+// The arena's first block: room for a small transaction's keys, values and map nodes.
+constexpr size_t kInitialArenaBytes = 1024;
+
+std::optional<Bytes> owned(const std::optional<std::string_view>& value) {
+  if (!value) return std::nullopt;
+  return Bytes(*value);
+}
+
+}  // namespace
+
+WriteMap::WriteMap()
+    : arena_(kInitialArenaBytes), points_(&arena_), cleared_(&arena_), mutations_(&arena_) {}
+
+void WriteMap::reset() {
+  points_.clear();
+  cleared_.clear();
+  unreadableRanges_.clear();
+  mutations_.clear();
+  mutations_.shrink_to_fit();
+  arena_.release();
+}
+
+std::string_view WriteMap::keep(std::string_view bytes) {
+  if (bytes.empty()) return std::string_view();
+  char* copy = static_cast<char*>(arena_.allocate(bytes.size(), 1));
+  std::memcpy(copy, bytes.data(), bytes.size());
+  return std::string_view(copy, bytes.size());
+}
 
 void WriteMap::set(std::string_view key, std::string_view value) {
-  points_.insert_or_assign(Bytes(key), Point{true, false, Bytes(value), {}});
-  mutations_.push_back(Mutation{Mutation::Kind::kSet, Bytes(key), Bytes(value)});
+  std::string_view storedKey = keep(key);
+  std::string_view storedValue = keep(value);
+  points_.insert_or_assign(storedKey, Point{true, false, storedValue, {}});
+  mutations_.push_back(Mutation{Mutation::Kind::kSet, storedKey, storedValue});
 }
 
 void WriteMap::clearRange(std::string_view begin, std::string_view end) {
   if (begin >= end) return;
-  mutations_.push_back(Mutation{Mutation::Kind::kClearRange, Bytes(begin), Bytes(end)});
+  std::string_view storedBegin = keep(begin);
+  std::string_view storedEnd = keep(end);
+  mutations_.push_back(Mutation{Mutation::Kind::kClearRange, storedBegin, storedEnd});
   points_.erase(points_.lower_bound(begin), points_.lower_bound(end));
   // Merge with every cleared range it overlaps or touches.
-  Bytes newBegin(begin);
-  Bytes newEnd(end);
+  std::string_view newBegin = storedBegin;
+  std::string_view newEnd = storedEnd;
   auto it = cleared_.upper_bound(begin);
   if (it != cleared_.begin() && std::prev(it)->second >= begin) --it;
   while (it != cleared_.end() && it->first <= newEnd) {
@@ -25,43 +60,53 @@ void WriteMap::clearRange(std::string_view begin, std::string_view end) {
     newEnd = std::max(newEnd, it->second);
     it = cleared_.erase(it);
   }
-  cleared_.emplace(std::move(newBegin), std::move(newEnd));
+  cleared_.emplace(newBegin, newEnd);
 }
 
 void WriteMap::atomicOp(std::string_view key, MutationType type, std::string_view param) {
-  mutations_.push_back(Mutation{Mutation::Kind::kAtomic, Bytes(key), Bytes(param), type});
   auto it = points_.find(key);
+  std::string_view storedKey = it != points_.end() ? it->first : keep(key);
+  std::string_view storedParam = keep(param);
+  mutations_.push_back(Mutation{Mutation::Kind::kAtomic, storedKey, storedParam, type});
+  auto keepResult = [&](const std::optional<Bytes>& result) -> std::optional<std::string_view> {
+    if (!result) return std::nullopt;
+    return keep(*result);
+  };
   if (it == points_.end()) {
     if (clearedRangeEnd(key)) {
-      points_.emplace(Bytes(key), Point{true, false, applyAtomicOp(type, std::nullopt, param), {}});
+      points_.emplace(storedKey,
+                      Point{true, false, keepResult(applyAtomicOp(type, std::nullopt, param)), {}});
     } else {
-      points_.emplace(Bytes(key),
-                      Point{false, false, std::nullopt, {AtomicOp{type, Bytes(param)}}});
+      points_.emplace(storedKey, Point{false, false, std::nullopt, {AtomicOp{type, storedParam}}});
     }
     return;
   }
   Point& point = it->second;
   if (point.unreadable) return;  // still depends on the versionstamp
   if (point.known) {
-    point.value = applyAtomicOp(type, point.value, param);
+    point.value = keepResult(applyAtomicOp(type, owned(point.value), param));
   } else {
-    point.ops.push_back(AtomicOp{type, Bytes(param)});
+    point.ops.push_back(AtomicOp{type, storedParam});
   }
 }
 
 void WriteMap::setVersionstampedValue(std::string_view key, std::string_view operand) {
-  mutations_.push_back(Mutation{Mutation::Kind::kAtomic, Bytes(key), Bytes(operand),
+  std::string_view storedKey = keep(key);
+  mutations_.push_back(Mutation{Mutation::Kind::kAtomic, storedKey, keep(operand),
                                 MutationType::kSetVersionstampedValue});
   Point point;
   point.unreadable = true;
-  points_.insert_or_assign(Bytes(key), std::move(point));
+  points_.insert_or_assign(storedKey, std::move(point));
 }
 
 void WriteMap::setVersionstampedKey(std::string_view operand, std::string_view value,
-                                    KeyRange unreadable) {
-  mutations_.push_back(Mutation{Mutation::Kind::kAtomic, Bytes(operand), Bytes(value),
+                                    std::string_view unreadableBegin,
+                                    std::string_view unreadableEnd) {
+  mutations_.push_back(Mutation{Mutation::Kind::kAtomic, keep(operand), keep(value),
                                 MutationType::kSetVersionstampedKey});
-  if (unreadable.begin < unreadable.end) unreadableRanges_.push_back(std::move(unreadable));
+  if (unreadableBegin < unreadableEnd) {
+    unreadableRanges_.emplace_back(keep(unreadableBegin), keep(unreadableEnd));
+  }
 }
 
 bool WriteMap::touchesWrites(std::string_view begin, std::string_view end) const {
@@ -71,15 +116,15 @@ bool WriteMap::touchesWrites(std::string_view begin, std::string_view end) const
   auto cleared = cleared_.lower_bound(begin);
   if (cleared != cleared_.end() && cleared->first < end) return true;
   if (cleared != cleared_.begin() && std::prev(cleared)->second > begin) return true;
-  for (const KeyRange& range : unreadableRanges_) {
-    if (range.begin < end && begin < range.end) return true;
+  for (const auto& [rangeBegin, rangeEnd] : unreadableRanges_) {
+    if (rangeBegin < end && begin < rangeEnd) return true;
   }
   return false;
 }
 
 bool WriteMap::touchesUnreadable(std::string_view begin, std::string_view end) const {
-  for (const KeyRange& range : unreadableRanges_) {
-    if (range.begin < end && begin < range.end) return true;
+  for (const auto& [rangeBegin, rangeEnd] : unreadableRanges_) {
+    if (rangeBegin < end && begin < rangeEnd) return true;
   }
   for (auto it = points_.lower_bound(begin); it != points_.end() && it->first < end; ++it) {
     if (it->second.unreadable) return true;
@@ -87,21 +132,19 @@ bool WriteMap::touchesUnreadable(std::string_view begin, std::string_view end) c
   return false;
 }
 
-namespace {
-const std::optional<Bytes> kAbsent;
-}  // namespace
-
 WriteMap::KeyState WriteMap::lookup(std::string_view key) const {
   auto it = points_.find(key);
   if (it != points_.end()) {
-    if (it->second.unreadable) return KeyState{KeyState::Kind::kUnreadable, nullptr, nullptr};
-    if (it->second.known) return KeyState{KeyState::Kind::kKnown, &it->second.value, nullptr};
-    return KeyState{KeyState::Kind::kPendingOps, nullptr, &it->second.ops};
+    if (it->second.unreadable) return KeyState{KeyState::Kind::kUnreadable, std::nullopt, nullptr};
+    if (it->second.known) return KeyState{KeyState::Kind::kKnown, it->second.value, nullptr};
+    return KeyState{KeyState::Kind::kPendingOps, std::nullopt, &it->second.ops};
   }
-  for (const KeyRange& range : unreadableRanges_) {
-    if (range.contains(key)) return KeyState{KeyState::Kind::kUnreadable, nullptr, nullptr};
+  for (const auto& [rangeBegin, rangeEnd] : unreadableRanges_) {
+    if (key >= rangeBegin && key < rangeEnd) {
+      return KeyState{KeyState::Kind::kUnreadable, std::nullopt, nullptr};
+    }
   }
-  if (clearedRangeEnd(key)) return KeyState{KeyState::Kind::kKnown, &kAbsent, nullptr};
+  if (clearedRangeEnd(key)) return KeyState{KeyState::Kind::kKnown, std::nullopt, nullptr};
   return KeyState{};
 }
 
@@ -111,7 +154,7 @@ std::optional<Bytes> WriteMap::applyOps(const std::vector<AtomicOp>& ops,
   return databaseValue;
 }
 
-std::optional<Bytes> WriteMap::clearedRangeEnd(std::string_view key) const {
+std::optional<std::string_view> WriteMap::clearedRangeEnd(std::string_view key) const {
   auto it = cleared_.upper_bound(key);
   if (it == cleared_.begin()) return std::nullopt;
   --it;
@@ -119,7 +162,7 @@ std::optional<Bytes> WriteMap::clearedRangeEnd(std::string_view key) const {
   return std::nullopt;
 }
 
-std::optional<Bytes> WriteMap::clearedRangeBegin(std::string_view key) const {
+std::optional<std::string_view> WriteMap::clearedRangeBegin(std::string_view key) const {
   auto it = cleared_.upper_bound(key);
   if (it == cleared_.begin()) return std::nullopt;
   --it;
@@ -132,14 +175,15 @@ std::vector<KeyRange> WriteMap::subtractKnown(std::string_view begin, std::strin
   if (begin >= end) return out;
   // Walk the excluded intervals in key order: cleared ranges and known keys [k, k\0).
   Bytes cursor(begin);  // start of the part not yet excluded
-  auto emitUpTo = [&](const Bytes& stop) {
-    if (cursor < stop) out.push_back(KeyRange{cursor, std::min(stop, Bytes(end))});
+  auto emitUpTo = [&](std::string_view stop) {
+    std::string_view upTo = std::min(stop, end);
+    if (std::string_view(cursor) < upTo) out.push_back(KeyRange{cursor, Bytes(upTo)});
   };
   auto clearedIt = cleared_.upper_bound(begin);
   if (clearedIt != cleared_.begin() && std::prev(clearedIt)->second > begin) --clearedIt;
   auto pointIt = points_.lower_bound(begin);
-  while (cursor < end) {
-    // The next excluded interval starting at or after... whichever of the two comes first.
+  while (std::string_view(cursor) < end) {
+    // The next excluded interval: whichever of the two kinds comes first.
     while (pointIt != points_.end() && (!pointIt->second.known || pointIt->second.unreadable)) {
       ++pointIt;
     }
@@ -148,19 +192,19 @@ std::vector<KeyRange> WriteMap::subtractKnown(std::string_view begin, std::strin
     if (!haveCleared && !havePoint) break;
     Bytes excludedBegin, excludedEnd;
     if (haveCleared && (!havePoint || clearedIt->first <= pointIt->first)) {
-      excludedBegin = clearedIt->first;
-      excludedEnd = clearedIt->second;
+      excludedBegin = Bytes(clearedIt->first);
+      excludedEnd = Bytes(clearedIt->second);
       ++clearedIt;
     } else {
-      excludedBegin = pointIt->first;
-      excludedEnd = pointIt->first + '\0';
+      excludedBegin = Bytes(pointIt->first);
+      excludedEnd = excludedBegin + '\0';
       ++pointIt;
     }
     if (excludedEnd <= cursor) continue;
     emitUpTo(excludedBegin);
     cursor = std::max(cursor, excludedEnd);
   }
-  if (cursor < end) out.push_back(KeyRange{cursor, Bytes(end)});
+  if (std::string_view(cursor) < end) out.push_back(KeyRange{cursor, Bytes(end)});
   return out;
 }
 

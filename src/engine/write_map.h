@@ -5,17 +5,21 @@
 // the transaction knows it (after a set, a clear, or atomic operations on a known value)
 // or the atomic operations still waiting for the database's value of the key.
 //
+// Every key and value it holds lives once, in an arena that belongs to the map: writing
+// allocates a block of it now and then, not a string per key and value. The views it
+// returns stay valid until reset().
+//
 // Thread-safety: none (a transaction is used by one thread at a time).
 #pragma once
 
 #include <map>
+#include <memory_resource>
 #include <optional>
 #include <span>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "absl/container/inlined_vector.h"
 #include "engine/engine.h"
 #include "fdb/bytes.h"
 #include "fdb/types.h"
@@ -26,7 +30,7 @@ class WriteMap {
  public:
   struct AtomicOp {
     MutationType type;
-    Bytes param;
+    std::string_view param;
   };
   // What the transaction's own writes say about one key.
   struct KeyState {
@@ -37,18 +41,26 @@ class WriteMap {
       kUnreadable,  // its value depends on the commit's versionstamp (accessed_unreadable)
     };
     Kind kind = Kind::kUnwritten;
-    // kKnown: the value, inside the WriteMap (valid until its next write).
-    const std::optional<Bytes>* value = nullptr;
+    std::optional<std::string_view> value;  // kKnown
     const std::vector<AtomicOp>* ops = nullptr;
   };
+
+  WriteMap();
+  WriteMap(const WriteMap&) = delete;
+  WriteMap& operator=(const WriteMap&) = delete;
+
+  // Forgets every write and frees the arena.
+  void reset();
 
   void set(std::string_view key, std::string_view value);
   void clearRange(std::string_view begin, std::string_view end);
   void atomicOp(std::string_view key, MutationType type, std::string_view param);
   // SET_VERSIONSTAMPED_VALUE: `key` becomes unreadable until set or cleared again.
   void setVersionstampedValue(std::string_view key, std::string_view operand);
-  // SET_VERSIONSTAMPED_KEY: the keys it may produce, `unreadable`, become unreadable.
-  void setVersionstampedKey(std::string_view operand, std::string_view value, KeyRange unreadable);
+  // SET_VERSIONSTAMPED_KEY: the keys it may produce, [unreadableBegin, unreadableEnd),
+  // become unreadable.
+  void setVersionstampedKey(std::string_view operand, std::string_view value,
+                            std::string_view unreadableBegin, std::string_view unreadableEnd);
 
   KeyState lookup(std::string_view key) const;
   // The value `key` has once its pending operations are applied to `databaseValue`.
@@ -56,9 +68,9 @@ class WriteMap {
                                        std::optional<Bytes> databaseValue);
 
   // If `key` lies in a range this transaction cleared, that range's end.
-  std::optional<Bytes> clearedRangeEnd(std::string_view key) const;
+  std::optional<std::string_view> clearedRangeEnd(std::string_view key) const;
   // If `key` lies in a range this transaction cleared, that range's begin.
-  std::optional<Bytes> clearedRangeBegin(std::string_view key) const;
+  std::optional<std::string_view> clearedRangeBegin(std::string_view key) const;
   bool hasPoint(std::string_view key) const { return points_.count(key) > 0; }
   // Whether [begin, end) holds anything this transaction wrote or cleared.
   bool touchesWrites(std::string_view begin, std::string_view end) const;
@@ -66,10 +78,9 @@ class WriteMap {
   bool touchesUnreadable(std::string_view begin, std::string_view end) const;
 
   // Written keys (set or atomic) in [from, bound), ascending / (bound, before) descending.
-  template <typename Visit>  // Visit(const Bytes& key) -> bool (true: stop)
+  template <typename Visit>  // Visit(std::string_view key) -> bool (true: stop)
   void forEachPointFrom(std::string_view from, std::string_view bound, Visit visit) const {
-    for (auto it = points_.lower_bound(from);
-         it != points_.end() && std::string_view(it->first) < bound; ++it) {
+    for (auto it = points_.lower_bound(from); it != points_.end() && it->first < bound; ++it) {
       if (visit(it->first)) return;
     }
   }
@@ -78,7 +89,7 @@ class WriteMap {
     auto it = points_.lower_bound(before);
     while (it != points_.begin()) {
       --it;
-      if (std::string_view(it->first) < bound) return;
+      if (it->first < bound) return;
       if (visit(it->first)) return;
     }
   }
@@ -99,15 +110,19 @@ class WriteMap {
  private:
   struct Point {
     bool known = true;
-    bool unreadable = false;     // a versionstamped value was written
-    std::optional<Bytes> value;  // when known
-    std::vector<AtomicOp> ops;   // when not known
+    bool unreadable = false;                // a versionstamped value was written
+    std::optional<std::string_view> value;  // when known
+    std::vector<AtomicOp> ops;              // when not known
   };
 
-  std::map<Bytes, Point, std::less<>> points_;
-  std::map<Bytes, Bytes, std::less<>> cleared_;  // begin -> end; disjoint, not adjacent
-  std::vector<KeyRange> unreadableRanges_;       // from SET_VERSIONSTAMPED_KEY
-  absl::InlinedVector<Mutation, 1> mutations_;
+  // A copy of `bytes` in the arena.
+  std::string_view keep(std::string_view bytes);
+
+  std::pmr::monotonic_buffer_resource arena_;  // declared first: the containers use it
+  std::pmr::map<std::string_view, Point, std::less<>> points_;
+  std::pmr::map<std::string_view, std::string_view, std::less<>> cleared_;  // disjoint
+  std::vector<std::pair<std::string_view, std::string_view>> unreadableRanges_;
+  std::pmr::vector<Mutation> mutations_;
 };
 
 }  // namespace fdb::engine

@@ -83,7 +83,7 @@ class EngineWithManualClock : public ::testing::Test {
 
   int64_t commitSet(std::string_view key, std::string_view value, int64_t readVersion) {
     KeyRange written{Bytes(key), Bytes(key) + '\0'};
-    Mutation set{Mutation::Kind::kSet, Bytes(key), Bytes(value)};
+    Mutation set{Mutation::Kind::kSet, key, value};  // views of the caller's strings
     CommitRequest request;
     request.readVersion = readVersion;
     request.writeConflicts = {&written, 1};

@@ -20,11 +20,12 @@ class SimulatedNetwork : public ::testing::Test {
     db = std::make_unique<Database>(std::make_shared<MemoryDatabase>(engine));
     // Seed data without delay: a second database handle on the same engine would also be
     // delayed, so write through the engine directly.
+    std::vector<std::pair<Bytes, Bytes>> rows;
+    for (int i = 0; i < 10; ++i)
+      rows.emplace_back("k" + std::to_string(i), "v" + std::to_string(i));
     std::vector<Mutation> sets;
-    for (int i = 0; i < 10; ++i) {
-      sets.push_back(
-          Mutation{Mutation::Kind::kSet, "k" + std::to_string(i), "v" + std::to_string(i)});
-    }
+    for (const auto& [key, value] : rows)
+      sets.push_back(Mutation{Mutation::Kind::kSet, key, value});
     CommitRequest seed;
     seed.readVersion = engine->getReadVersion();
     seed.mutations = sets;
