@@ -353,8 +353,8 @@ Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const 
         std::string_view endBound =
             std::min(std::string_view(resolvedEnd), std::string_view(maxReadKey()));
         reader.scan(resolvedBegin, endBound, options.reverse,
-                    [&](const Bytes& key, const Bytes& value) {
-                      take(KeyValue{key, value});
+                    [&](std::string_view key, std::string_view value) {
+                      take(KeyValue{Bytes(key), Bytes(value)});
                       return !limited;
                     });
       } else if (!options.reverse) {
