@@ -1,7 +1,9 @@
 #include "engine/engine.h"
 
 #include <algorithm>
+#include <climits>
 #include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -43,16 +45,13 @@ Engine::Engine(std::shared_ptr<VersionClock> clock, const EngineOptions& options
       faults_(options.faults),
       delayRandom_(options.faults.seed + 1),
       latestCommitted_(0),
+      commitInFlight_(INT64_MAX),
       minNextCommit_(0) {
   latestCommitted_ = wallVersion();
   minNextCommit_ = latestCommitted_ + 1;
 }
 
 int64_t Engine::wallVersion() const { return kInitialVersion + clock_->nowMicros(); }
-
-int64_t Engine::currentVersionLocked() const {
-  return std::max(latestCommitted_.load(), wallVersion());
-}
 
 void Engine::raiseMinNextCommit(int64_t version) {
   int64_t next = version + 1;
@@ -61,12 +60,22 @@ void Engine::raiseMinNextCommit(int64_t version) {
   }
 }
 
+// How reads avoid waiting for commits. A commit announces a lower bound of its version in
+// commitInFlight_ (the wall version, before it picks the version), then picks a version
+// >= that bound and >= minNextCommit_, applies, publishes latestCommitted_, and clears the
+// announcement. A read version v is safe when every commit at or below v is applied: true
+// for v <= latestCommitted_; for a larger v, the reader raises minNextCommit_ above v and
+// then checks that no commit in flight announced a bound <= v. Both sides write, then read
+// the other's variable (sequentially consistent), so either the commit sees the raised
+// minimum and lands above v, or the reader sees the commit's announcement.
 int64_t Engine::getReadVersion() {
-  // Lock-free: every acknowledged commit is <= latestCommitted_, and every commit that
-  // picks its version from now on picks one >= the wall version now (> this one), so no
-  // commit can land at or below the returned version unseen. Reads at it take the shared
-  // lock and so wait for any commit still being applied.
-  return std::max(latestCommitted_.load(std::memory_order_acquire), wallVersion() - 1);
+  // Lock-free: every acknowledged commit is <= latestCommitted_. The wall version is read
+  // before the announcement, so a commit announcing after that lands above it; one already
+  // announced caps the result below its bound. Reads at the result never wait.
+  int64_t wall = wallVersion() - 1;
+  int64_t inFlight = commitInFlight_.load();
+  int64_t latest = latestCommitted_.load();
+  return std::max(latest, std::min(wall, inFlight - 1));
 }
 
 Engine::Reader Engine::read(int64_t version) {
@@ -76,17 +85,33 @@ Engine::Reader Engine::read(int64_t version) {
   }
   int64_t waitedMicros = 0;
   while (true) {
-    std::shared_lock lock(mutex_);
-    int64_t current = currentVersionLocked();
-    if (version <= current) {
-      if (version < current - kMvccWindowVersions) {
-        throw Error(errors::kTransactionTooOld,
-                    fmt::format("read version {} is older than the MVCC window (current {})",
-                                version, current));
-      }
-      raiseMinNextCommit(version);
+    // Entered before the age check below, so garbage collection cannot drop what this
+    // reader is entitled to see while it reads (see VersionedStore::collectGarbage).
+    VersionedStore::ReadGuard guard = store_.enterRead();
+    int64_t latest = latestCommitted_.load();
+    int64_t wall = wallVersion();
+    int64_t current = std::max(latest, wall);
+    if (version < current - kMvccWindowVersions) {
+      throw Error(errors::kTransactionTooOld,
+                  fmt::format("read version {} is older than the MVCC window (current {})", version,
+                              current));
+    }
+    if (version <= latest) {
       ++readOperations_;
-      return Reader(std::move(lock), &store_, version);
+      return Reader(std::move(guard), &store_, version);
+    }
+    if (version <= wall) {
+      raiseMinNextCommit(version);
+      if (commitInFlight_.load() > version) {
+        ++readOperations_;
+        return Reader(std::move(guard), &store_, version);
+      }
+      // A commit that may land at or below this version is being applied: only a version
+      // the client chose itself gets here (read versions handed out stay below in-flight
+      // commits). It takes microseconds.
+      guard = {};
+      std::this_thread::yield();
+      continue;
     }
     // Versions advance with wall time: wait for this one, as a storage server would.
     if (waitedMicros >= kFutureVersionWaitMicros) {
@@ -94,7 +119,7 @@ Engine::Reader Engine::read(int64_t version) {
           errors::kFutureVersion,
           fmt::format("read version {} is ahead of the database (current {})", version, current));
     }
-    lock.unlock();
+    guard = {};
     int64_t step = std::min(version - current, kFutureVersionWaitMicros - waitedMicros);
     clock_->sleepMicros(step);
     waitedMicros += step;
@@ -130,7 +155,15 @@ void Engine::apply(const Mutation& mutation, int64_t version) {
 }
 
 int64_t Engine::commit(const CommitRequest& request) {
-  std::unique_lock lock(mutex_);
+  std::unique_lock lock(commitMutex_);
+  // Announce before picking the version (see getReadVersion); withdrawn on every exit.
+  commitInFlight_.store(wallVersion());
+  struct Withdraw {  // on a failure; destroyed before `lock`
+    std::atomic<int64_t>* inFlight;
+    ~Withdraw() {
+      if (inFlight != nullptr) inFlight->store(INT64_MAX);
+    }
+  } withdraw{&commitInFlight_};
   int64_t version = std::max({minNextCommit_.load(), latestCommitted_.load() + 1, wallVersion()});
   // The age rule applies to transactions with read conflict ranges, the client's
   // self-conflict key included (spec §2.6 step 4).
@@ -148,7 +181,10 @@ int64_t Engine::commit(const CommitRequest& request) {
                               request.readVersion, printable(range.begin), printable(range.end)));
     }
   }
-  for (const Mutation& mutation : request.mutations) apply(mutation, version);
+  for (size_t i = 0; i < request.mutations.size(); ++i) {
+    apply(request.mutations[i], version);
+    if (applyHook_) applyHook_(i);
+  }
   std::vector<WeakPromise<void>> fired;
   if (!watches_.empty()) {
     for (const Mutation& mutation : request.mutations) checkWatches(mutation, version, &fired);
@@ -156,8 +192,10 @@ int64_t Engine::commit(const CommitRequest& request) {
   for (const KeyRange& range : request.writeConflicts) {
     history_.add(range.begin, range.end, version);
   }
-  latestCommitted_.store(version, std::memory_order_release);
-  minNextCommit_ = std::max(minNextCommit_.load(), version + 1);
+  // Published before the announcement is withdrawn: a reader sees one or the other.
+  latestCommitted_.store(version);
+  commitInFlight_.store(INT64_MAX);
+  withdraw.inFlight = nullptr;
   ++commits_;
   collectGarbageLocked(version);
   lock.unlock();
@@ -193,7 +231,7 @@ void Engine::checkWatches(const Mutation& mutation, int64_t version,
 
 void Engine::armWatch(std::string_view key, std::optional<Bytes> expected,
                       WeakPromise<void> promise) {
-  std::unique_lock lock(mutex_);
+  std::unique_lock lock(commitMutex_);
   if (store_.get(key, latestCommitted_.load()) != expected) {
     lock.unlock();
     promise.setValue();
@@ -203,7 +241,7 @@ void Engine::armWatch(std::string_view key, std::optional<Bytes> expected,
 }
 
 size_t Engine::outstandingWatches() {
-  std::unique_lock lock(mutex_);
+  std::unique_lock lock(commitMutex_);
   std::erase_if(watches_, [](const auto& entry) { return entry.second.promise.expired(); });
   return watches_.size();
 }
@@ -245,7 +283,7 @@ Timer& Engine::timer() {
 }
 
 EngineStats Engine::stats() const {
-  std::shared_lock lock(mutex_);
+  std::unique_lock lock(commitMutex_);
   return EngineStats{
       readOperations_.load(),  commits_, conflicts_, store_.keyCount(), store_.entryCount(),
       history_.boundaryCount()};

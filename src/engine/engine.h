@@ -11,18 +11,20 @@
 //   int64_t v = engine->getReadVersion();
 //   std::optional<fdb::Bytes> value = engine->read(v).get("key");
 //
-// Thread-safety: every method may be called from any thread. Commits are serialized; reads
-// run concurrently with each other.
+// Thread-safety: every method may be called from any thread. Commits are serialized (the
+// commit lock); reads take no lock and never wait for a commit: a read version is only
+// handed out, or accepted, once no commit can still land at or below it (see read()).
 #pragma once
 
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
-#include <shared_mutex>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -81,8 +83,8 @@ class Engine {
   // A read version that sees every commit acknowledged before the call.
   int64_t getReadVersion();
 
-  // Reads at one version, holding the engine's shared lock while it lives: create one per
-  // client operation and never two at once on one thread.
+  // Reads at one version without locks: create one per client operation and keep it only
+  // for that operation (it holds back the reclamation of what the store retires meanwhile).
   class Reader {
    public:
     std::optional<Bytes> get(std::string_view key) const { return store_->get(key, version_); }
@@ -100,9 +102,9 @@ class Engine {
 
    private:
     friend class Engine;
-    Reader(std::shared_lock<std::shared_mutex> lock, const VersionedStore* store, int64_t version)
-        : lock_(std::move(lock)), store_(store), version_(version) {}
-    std::shared_lock<std::shared_mutex> lock_;
+    Reader(VersionedStore::ReadGuard guard, const VersionedStore* store, int64_t version)
+        : guard_(std::move(guard)), store_(store), version_(version) {}
+    VersionedStore::ReadGuard guard_;
     const VersionedStore* store_;
     int64_t version_;
   };
@@ -138,16 +140,21 @@ class Engine {
   Timer& timer();
   EngineStats stats() const;
 
+  // Tests only: called with the commit lock held after each mutation a commit applies,
+  // before the commit is published (to hold a commit in the middle of being applied).
+  void setApplyHookForTesting(std::function<void(size_t mutationIndex)> hook) {
+    std::lock_guard lock(commitMutex_);
+    applyHook_ = std::move(hook);
+  }
+
  private:
   // The version wall time has reached (versions advance ~1e6 per second).
   int64_t wallVersion() const;
-  // REQUIRES: mutex_ held (either way).
-  int64_t currentVersionLocked() const;
   void raiseMinNextCommit(int64_t version);
-  // REQUIRES: mutex_ held exclusively.
+  // REQUIRES: commitMutex_ held.
   void apply(const Mutation& mutation, int64_t version);
   void collectGarbageLocked(int64_t version);
-  // REQUIRES: mutex_ held exclusively. Moves the watches `mutation` may have fired to `fired`.
+  // REQUIRES: commitMutex_ held. Moves the watches `mutation` may have fired to `fired`.
   void checkWatches(const Mutation& mutation, int64_t version,
                     std::vector<WeakPromise<void>>* fired);
 
@@ -164,14 +171,19 @@ class Engine {
   std::once_flag timerStarted_;
   std::unique_ptr<Timer> timer_;
   std::array<std::atomic<int64_t>, 5> roundTrips_{};  // by RoundTripKind
-  mutable std::shared_mutex mutex_;
+  // The writer's lock: commits, watches, and the store's writer-only methods.
+  mutable std::mutex commitMutex_;
   VersionedStore store_;
-  ConflictHistory history_;
-  // Written under the exclusive lock, read under either.
+  ConflictHistory history_;  // guarded by commitMutex_
+  // The newest commit applied in full. Written under commitMutex_.
   std::atomic<int64_t> latestCommitted_;
-  // Every version handed out to a reader is below this, so later commits stay after it.
+  // A lower bound of the version of the commit being applied (INT64_MAX: none): reads at
+  // this version or above would have to wait for it, so read versions stay below it.
+  std::atomic<int64_t> commitInFlight_;
+  // Every version accepted for reading is below this, so later commits stay after it.
   std::atomic<int64_t> minNextCommit_;
-  std::multimap<Bytes, Watch, std::less<>> watches_;  // guarded by mutex_ (exclusive)
+  std::multimap<Bytes, Watch, std::less<>> watches_;  // guarded by commitMutex_
+  std::function<void(size_t)> applyHook_;             // guarded by commitMutex_
   std::atomic<int64_t> readOperations_{0};
   int64_t commits_ = 0;
   int64_t conflicts_ = 0;

@@ -1,26 +1,134 @@
 #include "engine/versioned_store.h"
 
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <new>
+
 namespace fdb::engine {
 
-const std::optional<Bytes>* VersionedStore::visibleAt(const History& history, int64_t version) {
-  for (auto it = history.rbegin(); it != history.rend(); ++it) {
-    if (it->version <= version) return it->value ? &it->value : nullptr;
+VersionedStore::Entry* VersionedStore::newEntry(int64_t version,
+                                                std::optional<std::string_view> value,
+                                                Entry* older) {
+  size_t size = value ? value->size() : 0;
+  void* memory = ::operator new(sizeof(Entry) + size);
+  Entry* entry =
+      new (memory) Entry{version, {older}, static_cast<uint32_t>(size), value.has_value()};
+  if (size > 0) std::memcpy(static_cast<char*>(memory) + sizeof(Entry), value->data(), size);
+  return entry;
+}
+
+VersionedStore::Node* VersionedStore::newNode(std::string_view key, int height, Entry* newest) {
+  void* memory = ::operator new(sizeof(Node) + sizeof(std::atomic<Node*>) * height + key.size());
+  Node* node = new (memory) Node{{newest}, static_cast<uint32_t>(key.size()), height};
+  for (int level = 0; level < height; ++level)
+    new (&node->links()[level]) std::atomic<Node*>(nullptr);
+  if (!key.empty()) {
+    std::memcpy(reinterpret_cast<char*>(node->links() + height), key.data(), key.size());
   }
-  return nullptr;
+  return node;
+}
+
+void VersionedStore::freeEntry(Entry* entry) {
+  entry->~Entry();
+  ::operator delete(entry);
+}
+
+void VersionedStore::freeChain(Entry* entry) {
+  while (entry != nullptr) {
+    Entry* older = entry->older.load(std::memory_order_relaxed);
+    freeEntry(entry);
+    entry = older;
+  }
+}
+
+void VersionedStore::freeNode(Node* node) {
+  freeChain(node->newest.load(std::memory_order_relaxed));
+  for (int level = 0; level < node->height; ++level) node->links()[level].~atomic();
+  node->~Node();
+  ::operator delete(node);
+}
+
+VersionedStore::VersionedStore() : head_(newNode({}, kMaxHeight, nullptr)) {}
+
+VersionedStore::~VersionedStore() {
+  // No reader is left: free what is retired, then everything still linked.
+  for (const Retired& retired : retired_) {
+    switch (retired.kind) {
+      case Retired::Kind::kNode: freeNode(static_cast<Node*>(retired.pointer)); break;
+      case Retired::Kind::kChain: freeChain(static_cast<Entry*>(retired.pointer)); break;
+      case Retired::Kind::kEntry: freeEntry(static_cast<Entry*>(retired.pointer)); break;
+    }
+  }
+  Node* node = head_;
+  while (node != nullptr) {
+    Node* next = node->next(0);
+    freeNode(node);
+    node = next;
+  }
+}
+
+const VersionedStore::Entry* VersionedStore::visibleAt(const Node* node, int64_t version) {
+  const Entry* entry = node->newest.load(std::memory_order_acquire);
+  while (entry != nullptr && entry->version > version) {
+    entry = entry->older.load(std::memory_order_acquire);
+  }
+  return entry != nullptr && entry->present ? entry : nullptr;
+}
+
+VersionedStore::Node* VersionedStore::findGreaterOrEqual(std::string_view key, Node** prev) const {
+  Node* node = head_;
+  int level = currentHeight() - 1;
+  while (true) {
+    Node* next = node->next(level);
+    if (next != nullptr && next->key() < key) {
+      node = next;
+    } else {
+      if (prev != nullptr) prev[level] = node;
+      if (level == 0) return next;
+      --level;
+    }
+  }
+}
+
+const VersionedStore::Node* VersionedStore::findLessThan(std::string_view key) const {
+  const Node* node = head_;
+  for (int level = currentHeight() - 1; level >= 0; --level) {
+    for (const Node* next = node->next(level); next != nullptr && next->key() < key;
+         next = node->next(level)) {
+      node = next;
+    }
+  }
+  return node;
+}
+
+int VersionedStore::randomHeight() {
+  // xorshift64; each level up with probability 1/4.
+  int height = 1;
+  while (height < kMaxHeight) {
+    random_ ^= random_ << 13;
+    random_ ^= random_ >> 7;
+    random_ ^= random_ << 17;
+    if ((random_ & 3) != 0) break;
+    ++height;
+  }
+  return height;
 }
 
 std::optional<Bytes> VersionedStore::get(std::string_view key, int64_t version) const {
-  auto it = data_.find(key);
-  if (it == data_.end()) return std::nullopt;
-  const std::optional<Bytes>* value = visibleAt(it->second, version);
-  return value ? *value : std::nullopt;
+  const Node* node = findGreaterOrEqual(key, nullptr);
+  if (node == nullptr || node->key() != key) return std::nullopt;
+  const Entry* entry = visibleAt(node, version);
+  if (entry == nullptr) return std::nullopt;
+  return Bytes(entry->value());
 }
 
 std::optional<KeyValue> VersionedStore::firstAtOrAfter(std::string_view from, std::string_view end,
                                                        int64_t version) const {
-  for (auto it = data_.lower_bound(from); it != data_.end() && it->first < end; ++it) {
-    if (const std::optional<Bytes>* value = visibleAt(it->second, version)) {
-      return KeyValue{it->first, **value};
+  for (const Node* node = findGreaterOrEqual(from, nullptr); node != nullptr && node->key() < end;
+       node = node->next(0)) {
+    if (const Entry* entry = visibleAt(node, version)) {
+      return KeyValue{Bytes(node->key()), Bytes(entry->value())};
     }
   }
   return std::nullopt;
@@ -28,35 +136,57 @@ std::optional<KeyValue> VersionedStore::firstAtOrAfter(std::string_view from, st
 
 std::optional<KeyValue> VersionedStore::lastBefore(std::string_view before, std::string_view begin,
                                                    int64_t version) const {
-  auto it = data_.lower_bound(before);
-  while (it != data_.begin()) {
-    --it;
-    if (it->first < begin) break;
-    if (const std::optional<Bytes>* value = visibleAt(it->second, version)) {
-      return KeyValue{it->first, **value};
+  for (const Node* node = findLessThan(before); node != head_ && node->key() >= begin;
+       node = findLessThan(node->key())) {
+    if (const Entry* entry = visibleAt(node, version)) {
+      return KeyValue{Bytes(node->key()), Bytes(entry->value())};
     }
   }
   return std::nullopt;
 }
 
-void VersionedStore::write(std::string_view key, std::optional<Bytes> value, int64_t version) {
-  auto it = data_.find(key);
-  if (it == data_.end()) {
-    if (!value) return;  // clearing an absent key changes nothing
-    it = data_.try_emplace(Bytes(key)).first;
+void VersionedStore::writeNode(Node* node, std::optional<std::string_view> value, int64_t version) {
+  Entry* newest = node->newest.load(std::memory_order_relaxed);
+  if (newest != nullptr && newest->version == version) {
+    if (!value && !newest->present) return;  // cleared twice
+    // A later mutation of the same commit: no reader sees this version yet, but one may be
+    // walking past the entry, so it is retired rather than freed.
+    Entry* older = newest->older.load(std::memory_order_relaxed);
+    node->newest.store(newEntry(version, value, older), std::memory_order_release);
+    retire(Retired::Kind::kEntry, newest);
+    return;
   }
-  History& history = it->second;
-  if (!history.empty() && history.back().version == version) {
-    history.back().value = std::move(value);  // a later mutation of the same commit
-  } else {
-    if (!value && (history.empty() || !history.back().value)) return;  // already absent
-    history.push_back(Entry{version, std::move(value)});
-    written_.emplace_back(version, it->first);
+  if (!value && (newest == nullptr || !newest->present)) return;  // already absent
+  node->newest.store(newEntry(version, value, newest), std::memory_order_release);
+  written_.emplace_back(version, Bytes(node->key()));
+}
+
+void VersionedStore::write(std::string_view key, std::optional<std::string_view> value,
+                           int64_t version) {
+  Node* prev[kMaxHeight];
+  Node* node = findGreaterOrEqual(key, prev);
+  if (node != nullptr && node->key() == key) {
+    writeNode(node, value, version);
+    return;
   }
+  if (!value) return;  // clearing an absent key changes nothing
+  int height = randomHeight();
+  if (height > currentHeight()) {
+    for (int level = currentHeight(); level < height; ++level) prev[level] = head_;
+    // Readers that see the new height before the links find null there and step down.
+    height_.store(height, std::memory_order_relaxed);
+  }
+  Node* inserted = newNode(key, height, newEntry(version, value, nullptr));
+  for (int level = 0; level < height; ++level) {
+    inserted->links()[level].store(prev[level]->next(level), std::memory_order_relaxed);
+    prev[level]->links()[level].store(inserted, std::memory_order_release);
+  }
+  ++keyCount_;
+  written_.emplace_back(version, Bytes(key));
 }
 
 void VersionedStore::set(std::string_view key, std::string_view value, int64_t version) {
-  write(key, Bytes(value), version);
+  write(key, value, version);
 }
 
 void VersionedStore::clear(std::string_view key, int64_t version) {
@@ -64,40 +194,102 @@ void VersionedStore::clear(std::string_view key, int64_t version) {
 }
 
 void VersionedStore::clearRange(std::string_view begin, std::string_view end, int64_t version) {
-  std::vector<Bytes> present;
-  for (auto it = data_.lower_bound(begin); it != data_.end() && it->first < end; ++it) {
-    if (!it->second.empty() && it->second.back().value) present.push_back(it->first);
+  if (begin >= end) return;
+  // Only entries change, never links, so walking the bottom level while writing is safe.
+  for (Node* node = findGreaterOrEqual(begin, nullptr); node != nullptr && node->key() < end;
+       node = node->next(0)) {
+    writeNode(node, std::nullopt, version);
   }
-  for (const Bytes& key : present) write(key, std::nullopt, version);
 }
 
-void VersionedStore::compact(Map::iterator it, int64_t horizon) {
-  History& history = it->second;
-  // The newest entry at or below the horizon is what reads at the horizon see; older
-  // entries are invisible to every read the engine still serves.
-  size_t keepFrom = 0;
-  for (size_t i = 0; i < history.size() && history[i].version <= horizon; ++i) keepFrom = i;
-  history.erase(history.begin(), history.begin() + static_cast<std::ptrdiff_t>(keepFrom));
-  // A leading "cleared" entry reads the same as no entry at all.
-  if (!history.empty() && !history.front().value && history.front().version <= horizon) {
-    history.erase(history.begin());
+void VersionedStore::unlink(Node* node) {
+  Node* prev[kMaxHeight];
+  findGreaterOrEqual(node->key(), prev);
+  // Top down; a reader already on the node still finds its successors through it.
+  for (int level = node->height - 1; level >= 0; --level) {
+    prev[level]->links()[level].store(node->links()[level].load(std::memory_order_relaxed),
+                                      std::memory_order_release);
   }
-  if (history.empty()) data_.erase(it);
+  --keyCount_;
+  retire(Retired::Kind::kNode, node);
+}
+
+void VersionedStore::compact(std::string_view key, int64_t horizon) {
+  Node* node = findGreaterOrEqual(key, nullptr);
+  if (node == nullptr || node->key() != key) return;
+  Entry* newer = nullptr;
+  Entry* entry = node->newest.load(std::memory_order_relaxed);
+  while (entry != nullptr && entry->version > horizon) {
+    newer = entry;
+    entry = entry->older.load(std::memory_order_relaxed);
+  }
+  if (entry == nullptr) return;
+  // `entry` is what reads at the horizon see; everything older is invisible to every read
+  // the engine still serves, and a "cleared" entry with nothing older reads as no entry.
+  if (entry->present) {
+    Entry* older = entry->older.load(std::memory_order_relaxed);
+    if (older == nullptr) return;
+    entry->older.store(nullptr, std::memory_order_release);
+    retire(Retired::Kind::kChain, older);
+  } else if (newer != nullptr) {
+    newer->older.store(nullptr, std::memory_order_release);
+    retire(Retired::Kind::kChain, entry);
+  } else {
+    unlink(node);
+  }
+}
+
+void VersionedStore::retire(Retired::Kind kind, void* pointer) {
+  retired_.push_back(Retired{kind, epochs_.epoch(), pointer});
+}
+
+void VersionedStore::freeRetired() {
+  while (!retired_.empty() && epochs_.isSafeToFree(retired_.front().epoch)) {
+    Retired retired = retired_.front();
+    retired_.pop_front();
+    switch (retired.kind) {
+      case Retired::Kind::kNode: freeNode(static_cast<Node*>(retired.pointer)); break;
+      case Retired::Kind::kChain: freeChain(static_cast<Entry*>(retired.pointer)); break;
+      case Retired::Kind::kEntry: freeEntry(static_cast<Entry*>(retired.pointer)); break;
+    }
+  }
 }
 
 void VersionedStore::collectGarbage(int64_t horizon) {
-  while (!written_.empty() && written_.front().first <= horizon) {
+  // Announce the horizon only when some entry is old enough to be dropped at it.
+  if (!written_.empty() && written_.front().first <= horizon) {
+    if (!horizons_.empty() && horizons_.back().epoch == epochs_.epoch()) {
+      horizons_.back().version = std::max(horizons_.back().version, horizon);
+    } else {
+      horizons_.push_back(Horizon{epochs_.epoch(), horizon});
+    }
+  }
+  if (horizons_.empty() && retired_.empty()) return;
+  epochs_.tryAdvance();
+  // A horizon announced in epoch e binds every reader that entered in e + 1 or later; from
+  // e + 2 on, no reader from before is left.
+  int64_t safe = INT64_MIN;
+  while (!horizons_.empty() && epochs_.isSafeToFree(horizons_.front().epoch)) {
+    safe = std::max(safe, horizons_.front().version);
+    horizons_.pop_front();
+  }
+  while (!written_.empty() && written_.front().first <= safe) {
     Bytes key = std::move(written_.front().second);
     written_.pop_front();
-    auto it = data_.find(key);
-    if (it != data_.end()) compact(it, horizon);
+    compact(key, safe);
   }
+  freeRetired();
 }
 
 size_t VersionedStore::entryCount() const {
-  size_t n = 0;
-  for (const auto& [key, history] : data_) n += history.size();
-  return n;
+  size_t count = 0;
+  for (const Node* node = head_->next(0); node != nullptr; node = node->next(0)) {
+    for (const Entry* entry = node->newest.load(std::memory_order_relaxed); entry != nullptr;
+         entry = entry->older.load(std::memory_order_relaxed)) {
+      ++count;
+    }
+  }
+  return count;
 }
 
 }  // namespace fdb::engine

@@ -1,12 +1,20 @@
-// VersionedStore — the engine's ordered multi-version key-value store.
+// VersionedStore — the engine's ordered multi-version key-value store, read without locks.
 //
-// Each key holds its history as (version, value-or-cleared) entries in ascending version
-// order; a read at version v sees, per key, the newest entry with version <= v. Versions
-// older than the MVCC window are compacted away by collectGarbage, so memory stays bounded
-// under a steady workload.
+// Each key holds its history as a chain of (version, value-or-cleared) entries, newest
+// first; a read at version v sees, per key, the newest entry with version <= v. Keys live in
+// a skip list. One writer at a time (the engine's commit lock) inserts keys and prepends
+// entries, publishing each with a release store, so readers walking the list never wait and
+// never see a half-built node; a reader at version v ignores entries newer than v, so a
+// commit being applied is invisible to it as long as its version is above v (the engine
+// guarantees that: see Engine::read).
 //
-// Thread-safety: none of its own. REQUIRES: the engine's lock, shared for reads and
-// exclusive for writes and garbage collection.
+// Versions older than the MVCC window are compacted away by collectGarbage: old entries are
+// cut off their chains and keys whose history is only "cleared" leave the list. What is cut
+// off is retired to an EpochDomain and freed only when no reader can still hold it.
+//
+// Thread-safety: reads (get, firstAtOrAfter, lastBefore, scan) from any thread while a
+// ReadGuard from enterRead() is alive on it, or from the writer. Everything else: the writer
+// only, one thread at a time.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/btree_map.h"
+#include "engine/epoch.h"
 #include "fdb/bytes.h"
 #include "fdb/types.h"
 
@@ -24,6 +32,15 @@ namespace fdb::engine {
 
 class VersionedStore {
  public:
+  VersionedStore();
+  ~VersionedStore();
+  VersionedStore(const VersionedStore&) = delete;
+  VersionedStore& operator=(const VersionedStore&) = delete;
+
+  using ReadGuard = EpochDomain::Guard;
+  // Keeps everything a read finds alive until the guard goes.
+  ReadGuard enterRead() const { return epochs_.enter(); }
+
   // The value of `key` at `version` (nullopt: absent).
   std::optional<Bytes> get(std::string_view key, int64_t version) const;
   // The first key visible at `version` that is >= `from` and < `end`.
@@ -33,58 +50,115 @@ class VersionedStore {
   std::optional<KeyValue> lastBefore(std::string_view before, std::string_view begin,
                                      int64_t version) const;
 
-  // Calls visit(key, value) for each key in [begin, end) visible at `version`, ascending (or
-  // descending when `reverse`), until it returns false. One seek, then iteration.
+  // Calls visit(key, value) — views valid during the call — for each key in [begin, end)
+  // visible at `version`, ascending (or descending when `reverse`), until it returns false.
   template <typename Visit>
   void scan(std::string_view begin, std::string_view end, int64_t version, bool reverse,
             Visit visit) const {
     if (begin >= end) return;
     if (!reverse) {
-      for (auto it = data_.lower_bound(begin);
-           it != data_.end() && std::string_view(it->first) < end; ++it) {
-        if (const std::optional<Bytes>* value = visibleAt(it->second, version)) {
-          if (!visit(it->first, **value)) return;
+      for (const Node* node = findGreaterOrEqual(begin, nullptr);
+           node != nullptr && node->key() < end; node = node->next(0)) {
+        if (const Entry* entry = visibleAt(node, version)) {
+          if (!visit(node->key(), entry->value())) return;
         }
       }
       return;
     }
-    auto it = data_.lower_bound(end);
-    while (it != data_.begin()) {
-      --it;
-      if (std::string_view(it->first) < begin) return;
-      if (const std::optional<Bytes>* value = visibleAt(it->second, version)) {
-        if (!visit(it->first, **value)) return;
+    // No back links: each step down is a search from the top (O(log n) a row).
+    for (const Node* node = findLessThan(end); node != head_ && node->key() >= begin;
+         node = findLessThan(node->key())) {
+      if (const Entry* entry = visibleAt(node, version)) {
+        if (!visit(node->key(), entry->value())) return;
       }
     }
   }
 
-  // Writes at `version`, which is >= every version written before.
+  // Writes at `version`, which is >= every version written before. Later writes of one key
+  // at the same version replace earlier ones (several mutations of one commit).
   void set(std::string_view key, std::string_view value, int64_t version);
   void clear(std::string_view key, int64_t version);
   void clearRange(std::string_view begin, std::string_view end, int64_t version);
 
-  // Drops every entry no read at a version >= `horizon` can see.
+  // Drops every entry no read at a version >= `horizon` can see. REQUIRES: reads that enter
+  // after this call check that their version is >= `horizon` (after entering), because the
+  // store compacts to a horizon only once every reader that entered before it was announced
+  // has left.
   void collectGarbage(int64_t horizon);
 
-  // For tests and statistics.
-  size_t keyCount() const { return data_.size(); }
+  // For tests and statistics (writer).
+  size_t keyCount() const { return keyCount_; }
   size_t entryCount() const;
+  // Retired nodes and entries not yet freed (writer).
+  size_t retiredCount() const { return retired_.size(); }
 
  private:
+  static constexpr int kMaxHeight = 16;
+
+  // One version of a key; the value's bytes follow the struct.
   struct Entry {
     int64_t version;
-    std::optional<Bytes> value;  // nullopt: cleared at `version`
+    std::atomic<Entry*> older;
+    uint32_t size;
+    bool present;  // false: cleared at `version`
+    std::string_view value() const { return {reinterpret_cast<const char*>(this + 1), size}; }
   };
-  using History = std::vector<Entry>;
-  using Map = absl::btree_map<Bytes, History, std::less<>>;
+  // A key: its links (height of them) and then the key's bytes follow the struct.
+  struct Node {
+    std::atomic<Entry*> newest;
+    uint32_t keySize;
+    int height;
+    std::atomic<Node*>* links() { return reinterpret_cast<std::atomic<Node*>*>(this + 1); }
+    const std::atomic<Node*>* links() const {
+      return reinterpret_cast<const std::atomic<Node*>*>(this + 1);
+    }
+    Node* next(int level) const { return links()[level].load(std::memory_order_acquire); }
+    std::string_view key() const {
+      return {reinterpret_cast<const char*>(links() + height), keySize};
+    }
+  };
+  struct Retired {
+    enum class Kind { kNode, kChain, kEntry };  // node with its chain; entry and all older; one
+    Kind kind;
+    uint64_t epoch;
+    void* pointer;
+  };
+  struct Horizon {
+    uint64_t epoch;  // announced in
+    int64_t version;
+  };
 
-  static const std::optional<Bytes>* visibleAt(const History& history, int64_t version);
-  void write(std::string_view key, std::optional<Bytes> value, int64_t version);
-  void compact(Map::iterator it, int64_t horizon);
+  static Entry* newEntry(int64_t version, std::optional<std::string_view> value, Entry* older);
+  static Node* newNode(std::string_view key, int height, Entry* newest);
+  static void freeEntry(Entry* entry);
+  static void freeChain(Entry* entry);
+  static void freeNode(Node* node);
+  static const Entry* visibleAt(const Node* node, int64_t version);
 
-  Map data_;
-  // (version, key) of every write, oldest first: the keys collectGarbage must look at.
+  int currentHeight() const { return height_.load(std::memory_order_relaxed); }
+  // The first node with key >= `key` (nullptr: none); fills prev[level] with the last node
+  // before it on each level when `prev` is given.
+  Node* findGreaterOrEqual(std::string_view key, Node** prev) const;
+  // The last node with key < `key` (head_ when none).
+  const Node* findLessThan(std::string_view key) const;
+  int randomHeight();
+
+  void write(std::string_view key, std::optional<std::string_view> value, int64_t version);
+  void writeNode(Node* node, std::optional<std::string_view> value, int64_t version);
+  void unlink(Node* node);
+  void compact(std::string_view key, int64_t horizon);
+  void retire(Retired::Kind kind, void* pointer);
+  void freeRetired();
+
+  mutable EpochDomain epochs_;
+  Node* head_;
+  std::atomic<int> height_{1};
+  uint64_t random_ = 0x9e3779b97f4a7c15ULL;
+  size_t keyCount_ = 0;
+  // (version, key) of every entry written, oldest first: the keys collectGarbage visits.
   std::deque<std::pair<int64_t, Bytes>> written_;
+  std::deque<Horizon> horizons_;  // announced, not yet applied
+  std::deque<Retired> retired_;
 };
 
 }  // namespace fdb::engine

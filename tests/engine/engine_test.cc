@@ -8,6 +8,10 @@
 
 #include "engine/conflict_history.h"
 #include "engine/versioned_store.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
 #include "fdb/error.h"
 
 namespace fdb::engine {
@@ -52,11 +56,77 @@ TEST(VersionedStore, GarbageCollectionKeepsWhatTheWindowCanSee) {
     if (v == 51) store.clear("gone", v);
   }
   EXPECT_EQ(store.entryCount(), 102u);
-  store.collectGarbage(90);
+  // A horizon applies once every reader from before it was announced has left: with no
+  // readers, two epoch steps later.
+  for (int i = 0; i < 3; ++i) store.collectGarbage(90);
   EXPECT_EQ(store.get("k", 90), "90");
   EXPECT_EQ(store.get("k", 100), "100");
   EXPECT_EQ(store.entryCount(), 11u);  // versions 90..100 of k; "gone" is gone
   EXPECT_EQ(store.keyCount(), 1u);
+}
+
+TEST(VersionedStore, AReaderHoldsBackCompactionAndReclamation) {
+  VersionedStore store;
+  for (int v = 1; v <= 10; ++v) {
+    store.set("k", std::to_string(v), v);
+    if (v == 3) store.set("gone", "x", v);
+    if (v == 4) store.clear("gone", v);
+  }
+  {
+    VersionedStore::ReadGuard reader = store.enterRead();
+    for (int i = 0; i < 10; ++i) store.collectGarbage(8);
+    // The reader entered before the horizon was announced: it may still read below it.
+    EXPECT_EQ(store.get("k", 2), "2");
+    EXPECT_EQ(store.get("gone", 3), "x");
+    EXPECT_EQ(store.entryCount(), 12u);
+  }
+  for (int i = 0; i < 3; ++i) store.collectGarbage(8);
+  EXPECT_EQ(store.entryCount(), 3u);  // versions 8..10 of k
+  EXPECT_EQ(store.keyCount(), 1u);
+  // A reader that entered after the horizon was announced does not hold back compaction,
+  // but what was cut off is freed only after it leaves.
+  store.set("k", "11", 11);
+  store.collectGarbage(11);  // announces 11 and moves one epoch on
+  {
+    VersionedStore::ReadGuard reader = store.enterRead();
+    for (int i = 0; i < 5; ++i) store.collectGarbage(11);
+    EXPECT_EQ(store.entryCount(), 1u);
+    EXPECT_GT(store.retiredCount(), 0u);
+    EXPECT_EQ(store.get("k", 11), "11");
+  }
+  for (int i = 0; i < 3; ++i) store.collectGarbage(11);
+  EXPECT_EQ(store.retiredCount(), 0u);
+  EXPECT_EQ(store.entryCount(), 1u);
+}
+
+TEST(VersionedStore, ScansBothWaysOverManyKeys) {
+  VersionedStore store;
+  // Enough keys for a tall skip list; odd ones cleared at version 2.
+  for (int i = 0; i < 2000; ++i) store.set(fmt::format("key{:05}", i), std::to_string(i), 1);
+  for (int i = 1; i < 2000; i += 2) store.clear(fmt::format("key{:05}", i), 2);
+  std::vector<std::string> forward, backward;
+  store.scan("key00100", "key00200", 2, false, [&](std::string_view key, std::string_view) {
+    forward.emplace_back(key);
+    return true;
+  });
+  store.scan("key00100", "key00200", 2, true, [&](std::string_view key, std::string_view) {
+    backward.emplace_back(key);
+    return true;
+  });
+  ASSERT_EQ(forward.size(), 50u);
+  EXPECT_EQ(forward.front(), "key00100");
+  EXPECT_EQ(forward.back(), "key00198");
+  std::reverse(backward.begin(), backward.end());
+  EXPECT_EQ(forward, backward);
+  size_t atVersion1 = 0;
+  store.scan("", "\xff", 1, true, [&](std::string_view, std::string_view) {
+    ++atVersion1;
+    return true;
+  });
+  EXPECT_EQ(atVersion1, 2000u);
+  EXPECT_EQ(store.lastBefore("key00100", "", 2)->key, "key00098");
+  EXPECT_EQ(store.firstAtOrAfter("key00101", "\xff", 2)->key, "key00102");
+  EXPECT_FALSE(store.firstAtOrAfter("key00101", "key00102", 2));
 }
 
 TEST(ConflictHistory, ConflictsOnlyWithNewerOverlappingWrites) {
