@@ -6,7 +6,13 @@ install(TARGETS rl_fdb EXPORT RecordLayerTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS rl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        PATTERN foundationdb EXCLUDE)
+# The libfdb_c-compatible C header goes one level down, so that it never shadows a real
+# FoundationDB client's <prefix>/include/foundationdb/fdb_c.h: compile with
+# -I<prefix>/include/recordlayer and #include <foundationdb/fdb_c.h>.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/foundationdb
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/recordlayer)
 
 set(RL_CONFIG_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/RecordLayer)
 install(EXPORT RecordLayerTargets NAMESPACE RecordLayer:: DESTINATION ${RL_CONFIG_DIR})
