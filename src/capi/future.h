@@ -1,0 +1,184 @@
+// FDB_future — what an FDBFuture* points at: a reference-counted, single-assignment cell
+// holding a C-shaped result (spec §1.5, §1.6).
+//
+// A future is created for one operation. If the operation's fdb::Future is already ready
+// (the in-memory engine without simulated delay), the cell is filled at once on the
+// caller's thread; otherwise it is filled on the network thread when the operation
+// completes, and the callbacks registered meanwhile run there. Results are converted once
+// into the C layout (FDBKeyValue arrays pointing into memory the cell owns) and stay valid
+// until fdb_future_destroy or as many fdb_future_release_memory calls as gets.
+//
+// Thread-safety: every method may be called from any thread.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "capi/fdb_c_api.h"
+#include "fdb/bytes.h"
+#include "fdb/error.h"
+#include "fdb/future.h"
+#include "fdb/types.h"
+
+namespace fdb::capi {
+
+// The C shapes of results.
+struct ValueResult {
+  bool present = false;
+  Bytes value;
+};
+struct KeyResult {
+  Bytes key;
+};
+struct KeyValueArrayResult {
+  RangeResult rows;                // owns the bytes
+  std::vector<FDBKeyValue> array;  // views of them
+  bool more = false;
+};
+struct MappedKeyValueArrayResult {
+  MappedRangeResult rows;
+  std::vector<FDBMappedKeyValue> array;
+  std::vector<std::vector<FDBKeyValue>> rangeRows;  // one array per entry
+  bool more = false;
+};
+struct KeyArrayResult {
+  std::vector<Bytes> keys;
+  std::vector<FDBKey> array;
+};
+struct StringArrayResult {
+  std::vector<std::string> strings;
+  std::vector<const char*> array;
+};
+using Result =
+    std::variant<std::monostate, int64_t, uint64_t, double, bool, ValueResult, KeyResult,
+                 KeyValueArrayResult, MappedKeyValueArrayResult, KeyArrayResult, StringArrayResult>;
+
+}  // namespace fdb::capi
+
+struct FDB_future {
+ public:
+  using Result = fdb::capi::Result;
+
+  // A future that completes later through complete()/fail(); the caller holds the handle.
+  FDB_future() = default;
+
+  // One more owner (the handle, or a pending completion).
+  void ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  // Drops an owner; the last one deletes the future.
+  void unref();
+
+  // Fills the cell (first call wins), wakes waiters and runs the callbacks on this thread.
+  void complete(Result result);
+  void fail(fdb_error_t error);
+
+  // fdb_future_* behaviour.
+  bool isReady() const;
+  // 0 when ready; blocked_from_network_thread (2026) when called on the network thread for
+  // a future that is not ready.
+  fdb_error_t blockUntilReady();
+  // Runs `callback` now if ready, else once on completion.
+  fdb_error_t setCallback(FDBCallback callback, void* parameter);
+  // 0, the stored error, or future_not_set (2015).
+  fdb_error_t error() const;
+  // Cancels a pending operation: the future becomes operation_cancelled (1101).
+  void cancel();
+  void releaseMemory();
+
+  // For the getters: checks readiness, errors and release; on success `read` gets the
+  // result of type T (the wrong getter for the result is the caller's error: 2000 here).
+  template <typename T, typename Read>
+  fdb_error_t get(Read read) {
+    std::unique_lock lock(mutex_);
+    if (!ready_) return 2015;  // future_not_set
+    if (error_ != 0) return error_;
+    if (released_) return 1102;  // future_released
+    T* value = std::get_if<T>(&result_);
+    if (value == nullptr) return 2000;
+    ++gets_;
+    read(*value);
+    return 0;
+  }
+
+  // What cancels the underlying operation (set before the future is handed out).
+  void setCanceller(std::function<void()> canceller) { canceller_ = std::move(canceller); }
+
+ private:
+  ~FDB_future() = default;
+
+  std::atomic<int> refs_{1};
+  mutable std::mutex mutex_;
+  std::condition_variable readyChanged_;
+  bool ready_ = false;
+  fdb_error_t error_ = 0;
+  Result result_;
+  int gets_ = 0;
+  int releases_ = 0;
+  bool released_ = false;
+  std::vector<std::pair<FDBCallback, void*>> callbacks_;
+  std::function<void()> canceller_;
+};
+
+namespace fdb::capi {
+
+// Wraps the fdb::Future of an operation: `convert(T)` builds the C result. Ready futures
+// complete at once; pending ones complete on the network thread. (Defined below.)
+template <typename T, typename Convert>
+FDBFuture* wrap(fdb::Future<T> future, Convert convert);
+
+// A future that is already failed with `error`.
+FDBFuture* failedFuture(fdb_error_t error);
+// A future that is already ready with `result`.
+FDBFuture* readyFuture(Result result);
+
+// The error code of the exception being handled (fdb::Error's code, 4100 internal_error for
+// anything else). Call from a catch block.
+fdb_error_t currentErrorCode();
+
+}  // namespace fdb::capi
+
+namespace fdb::capi {
+
+void postToNetwork(std::function<void()> task);  // network.h
+
+template <typename T, typename Convert>
+FDBFuture* wrap(fdb::Future<T> future, Convert convert) {
+  auto* cell = new FDB_future();
+  auto fill = [cell, convert](const fdb::Future<T>& done) {
+    try {
+      if constexpr (std::is_void_v<T>) {
+        done.get();
+        cell->complete(Result{});
+      } else {
+        cell->complete(convert(done.get()));
+      }
+    } catch (...) {
+      cell->fail(currentErrorCode());
+    }
+  };
+  if (future.isReady()) {
+    fill(future);
+    return cell;
+  }
+  cell->ref();  // owned by the pending completion too
+  cell->setCanceller([future] { future.cancel(); });
+  future.onReady([cell, future, fill] {
+    // Completions hop to the network thread, where FoundationDB's clients expect them.
+    postToNetwork([cell, future, fill] {
+      fill(future);
+      cell->unref();
+    });
+  });
+  return cell;
+}
+
+}  // namespace fdb::capi

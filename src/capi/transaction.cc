@@ -1,0 +1,386 @@
+// Transactions: every fdb_transaction_* entry point over fdb::Transaction. Errors of the
+// void operations are deferred by fdb::Transaction itself (spec §1.7); future-returning
+// calls never throw across the boundary: a failure is a failed future.
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "capi/export.h"
+#include "capi/fdb_c_api.h"
+#include "capi/future.h"
+#include "capi/handles.h"
+#include "fdb/error.h"
+
+using fdb::Bytes;
+using fdb::capi::currentErrorCode;
+using fdb::capi::failedFuture;
+using fdb::capi::KeyArrayResult;
+using fdb::capi::KeyResult;
+using fdb::capi::KeyValueArrayResult;
+using fdb::capi::MappedKeyValueArrayResult;
+using fdb::capi::readyFuture;
+using fdb::capi::Result;
+using fdb::capi::StringArrayResult;
+using fdb::capi::ValueResult;
+using fdb::capi::wrap;
+
+namespace {
+
+std::string_view view(const uint8_t* bytes, int length) {
+  return {reinterpret_cast<const char*>(bytes), length > 0 ? static_cast<size_t>(length) : 0};
+}
+
+const uint8_t* bytesOf(std::string_view bytes) {
+  return reinterpret_cast<const uint8_t*>(bytes.data());
+}
+
+fdb::KeySelector selector(const uint8_t* key, int length, fdb_bool_t orEqual, int offset) {
+  return fdb::KeySelector{Bytes(view(key, length)), orEqual != 0, offset};
+}
+
+FDBKeyValue keyValue(std::string_view key, std::string_view value) {
+  FDBKeyValue kv;
+  kv.key = bytesOf(key);
+  kv.key_length = static_cast<int>(key.size());
+  kv.value = bytesOf(value);
+  kv.value_length = static_cast<int>(value.size());
+  return kv;
+}
+
+// Runs `operation` under the transaction's lock; an exception becomes a failed future.
+template <typename Operation>
+FDBFuture* guarded(FDBTransaction* tr, Operation operation) {
+  try {
+    std::lock_guard lock(tr->mutex);
+    return operation(tr->tr);
+  } catch (...) {
+    return failedFuture(currentErrorCode());
+  }
+}
+
+template <typename Operation>
+void guardedVoid(FDBTransaction* tr, Operation operation) {
+  try {
+    std::lock_guard lock(tr->mutex);
+    operation(tr->tr);
+  } catch (...) {
+    // fdb::Transaction defers the errors of void operations; nothing else is expected here.
+  }
+}
+
+// The C arrays point into the rows' own storage, which moves of the result (into the
+// future) do not relocate: vectors hand over their buffers.
+Result keyValueArray(fdb::RangeResult rows) {
+  KeyValueArrayResult result;
+  result.more = rows.more;
+  result.rows = std::move(rows);
+  result.array.reserve(result.rows.rows.size());
+  for (const auto& row : result.rows.rows) result.array.push_back(keyValue(row.key, row.value));
+  return result;
+}
+
+FDBKeySelector firstGreaterOrEqual(std::string_view key) {
+  FDBKeySelector s;
+  s.key.key = bytesOf(key);
+  s.key.key_length = static_cast<int>(key.size());
+  s.orEqual = 0;
+  s.offset = 1;
+  return s;
+}
+
+Result mappedKeyValueArray(fdb::MappedRangeResult rows) {
+  MappedKeyValueArrayResult result;
+  result.more = rows.more;
+  result.rows = std::move(rows);
+  result.rangeRows.reserve(result.rows.rows.size());
+  result.array.reserve(result.rows.rows.size());
+  for (const auto& entry : result.rows.rows) {
+    std::vector<FDBKeyValue>& secondary = result.rangeRows.emplace_back();
+    secondary.reserve(entry.rangeRows.size());
+    for (const auto& row : entry.rangeRows) secondary.push_back(keyValue(row.key, row.value));
+    FDBMappedKeyValue mapped;
+    std::memset(&mapped, 0, sizeof(mapped));  // the reserved buffer reads as zeros
+    mapped.key.key = bytesOf(entry.key);
+    mapped.key.key_length = static_cast<int>(entry.key.size());
+    mapped.value.key = bytesOf(entry.value);
+    mapped.value.key_length = static_cast<int>(entry.value.size());
+    mapped.getRange.begin = firstGreaterOrEqual(entry.rangeBegin);
+    mapped.getRange.end = firstGreaterOrEqual(entry.rangeEnd);
+    mapped.getRange.data = secondary.data();
+    mapped.getRange.m_size = static_cast<int>(secondary.size());
+    mapped.getRange.m_capacity = static_cast<int>(secondary.size());
+    result.array.push_back(mapped);
+  }
+  return result;
+}
+
+}  // namespace
+
+RL_C_EXPORT void fdb_transaction_destroy(FDBTransaction* tr) {
+  // Pending operations of a destroyed transaction fail with transaction_cancelled (1025).
+  guardedVoid(tr, [](fdb::Transaction& t) { t.cancel(); });
+  delete tr;
+}
+
+RL_C_EXPORT void fdb_transaction_cancel(FDBTransaction* tr) {
+  guardedVoid(tr, [](fdb::Transaction& t) { t.cancel(); });
+}
+
+RL_C_EXPORT fdb_error_t fdb_transaction_set_option(FDBTransaction* tr, FDBTransactionOption option,
+                                                   uint8_t const* value, int value_length) {
+  try {
+    std::lock_guard lock(tr->mutex);
+    auto code = static_cast<fdb::TransactionOption>(option);
+    if (value == nullptr) {
+      tr->tr.setOption(code);
+    } else {
+      tr->tr.setOption(code, view(value, value_length));
+    }
+    return 0;
+  } catch (...) {
+    return currentErrorCode();
+  }
+}
+
+RL_C_EXPORT void fdb_transaction_set_read_version(FDBTransaction* tr, int64_t version) {
+  guardedVoid(tr, [&](fdb::Transaction& t) { t.setReadVersion(version); });
+}
+
+RL_C_EXPORT FDBFuture* fdb_transaction_get_read_version(FDBTransaction* tr) {
+  return guarded(tr, [](fdb::Transaction& t) {
+    return wrap(t.getReadVersion(), [](int64_t version) { return Result(version); });
+  });
+}
+
+RL_C_EXPORT FDBFuture* fdb_transaction_get(FDBTransaction* tr, uint8_t const* key_name,
+                                           int key_name_length, fdb_bool_t snapshot) {
+  return guarded(tr, [&](fdb::Transaction& t) {
+    std::string_view key = view(key_name, key_name_length);
+    auto future = snapshot ? t.snapshot().get(key) : t.get(key);
+    return wrap(std::move(future), [](std::optional<Bytes> value) {
+      return Result(ValueResult{value.has_value(), value ? std::move(*value) : Bytes()});
+    });
+  });
+}
+
+RL_C_EXPORT FDBFuture* fdb_transaction_get_key(FDBTransaction* tr, uint8_t const* key_name,
+                                               int key_name_length, fdb_bool_t or_equal, int offset,
+                                               fdb_bool_t snapshot) {
+  return guarded(tr, [&](fdb::Transaction& t) {
+    fdb::KeySelector s = selector(key_name, key_name_length, or_equal, offset);
+    auto future = snapshot ? t.snapshot().getKey(s) : t.getKey(s);
+    return wrap(std::move(future), [](Bytes key) { return Result(KeyResult{std::move(key)}); });
+  });
+}
+
+RL_C_EXPORT FDBFuture* fdb_transaction_get_addresses_for_key(FDBTransaction*, uint8_t const*, int) {
+  // The engine is in-process: one pseudo storage server holds every key. (The pointers
+  // survive the moves into the future: the vector hands over its buffer.)
+  StringArrayResult result;
+  result.strings = {"127.0.0.1:4500"};
+  result.array = {result.strings.front().c_str()};
+  return readyFuture(std::move(result));
+}
+
+RL_C_EXPORT FDBFuture* fdb_transaction_get_range(
+    FDBTransaction* tr, uint8_t const* begin_key_name, int begin_key_name_length,
+    fdb_bool_t begin_or_equal, int begin_offset, uint8_t const* end_key_name,
+    int end_key_name_length, fdb_bool_t end_or_equal, int end_offset, int limit, int target_bytes,
+    FDBStreamingMode mode, int iteration, fdb_bool_t snapshot, fdb_bool_t reverse) {
+  return guarded(tr, [&](fdb::Transaction& t) {
+    fdb::KeySelector begin =
+        selector(begin_key_name, begin_key_name_length, begin_or_equal, begin_offset);
+    fdb::KeySelector end = selector(end_key_name, end_key_name_length, end_or_equal, end_offset);
+    fdb::RangeOptions options;
+    options.limit = limit;
+    options.targetBytes = target_bytes;
+    options.mode = static_cast<fdb::StreamingMode>(mode);
+    options.iteration = iteration;
+    options.reverse = reverse != 0;
+    auto future =
+        snapshot ? t.snapshot().getRange(begin, end, options) : t.getRange(begin, end, options);
+    return wrap(std::move(future), keyValueArray);
+  });
+}
+
+RL_C_EXPORT FDBFuture* fdb_transaction_get_mapped_range(
+    FDBTransaction* tr, uint8_t const* begin_key_name, int begin_key_name_length,
+    fdb_bool_t begin_or_equal, int begin_offset, uint8_t const* end_key_name,
+    int end_key_name_length, fdb_bool_t end_or_equal, int end_offset, uint8_t const* mapper_name,
+    int mapper_name_length, int limit, int target_bytes, FDBStreamingMode mode, int iteration,
+    fdb_bool_t snapshot, fdb_bool_t reverse) {
+  return guarded(tr, [&](fdb::Transaction& t) {
+    fdb::KeySelector begin =
+        selector(begin_key_name, begin_key_name_length, begin_or_equal, begin_offset);
+    fdb::KeySelector end = selector(end_key_name, end_key_name_length, end_or_equal, end_offset);
+    fdb::RangeOptions options;
+    options.limit = limit;
+    options.targetBytes = target_bytes;
+    options.mode = static_cast<fdb::StreamingMode>(mode);
+    options.iteration = iteration;
+    options.reverse = reverse != 0;
+    std::string_view mapper = view(mapper_name, mapper_name_length);
+    auto future = snapshot ? t.snapshot().getMappedRange(begin, end, mapper, options)
+                           : t.getMappedRange(begin, end, mapper, options);
+    return wrap(std::move(future), mappedKeyValueArray);
+  });
+}
+
+RL_C_EXPORT void fdb_transaction_set(FDBTransaction* tr, uint8_t const* key_name,
+                                     int key_name_length, uint8_t const* value, int value_length) {
+  guardedVoid(tr, [&](fdb::Transaction& t) {
+    t.set(view(key_name, key_name_length), view(value, value_length));
+  });
+}
+
+RL_C_EXPORT void fdb_transaction_atomic_op(FDBTransaction* tr, uint8_t const* key_name,
+                                           int key_name_length, uint8_t const* param,
+                                           int param_length, FDBMutationType operation_type) {
+  guardedVoid(tr, [&](fdb::Transaction& t) {
+    t.atomicOp(view(key_name, key_name_length), view(param, param_length),
+               static_cast<fdb::MutationType>(operation_type));
+  });
+}
+
+RL_C_EXPORT void fdb_transaction_clear(FDBTransaction* tr, uint8_t const* key_name,
+                                       int key_name_length) {
+  guardedVoid(tr, [&](fdb::Transaction& t) { t.clear(view(key_name, key_name_length)); });
+}
+
+RL_C_EXPORT void fdb_transaction_clear_range(FDBTransaction* tr, uint8_t const* begin_key_name,
+                                             int begin_key_name_length, uint8_t const* end_key_name,
+                                             int end_key_name_length) {
+  guardedVoid(tr, [&](fdb::Transaction& t) {
+    t.clearRange(view(begin_key_name, begin_key_name_length),
+                 view(end_key_name, end_key_name_length));
+  });
+}
+
+RL_C_EXPORT FDBFuture* fdb_transaction_watch(FDBTransaction* tr, uint8_t const* key_name,
+                                             int key_name_length) {
+  return guarded(tr, [&](fdb::Transaction& t) {
+    return wrap(t.watch(view(key_name, key_name_length)), [] { return Result(); });
+  });
+}
+
+RL_C_EXPORT FDBFuture* fdb_transaction_commit(FDBTransaction* tr) {
+  return guarded(tr, [](fdb::Transaction& t) { return wrap(t.commit(), [] { return Result(); }); });
+}
+
+RL_C_EXPORT fdb_error_t fdb_transaction_get_committed_version(FDBTransaction* tr,
+                                                              int64_t* out_version) {
+  try {
+    std::lock_guard lock(tr->mutex);
+    *out_version = tr->tr.getCommittedVersion();
+    return 0;
+  } catch (...) {
+    return currentErrorCode();
+  }
+}
+
+RL_C_EXPORT FDBFuture* fdb_transaction_get_tag_throttled_duration(FDBTransaction*) {
+  return readyFuture(0.0);  // nothing throttles an embedded engine
+}
+
+RL_C_EXPORT FDBFuture* fdb_transaction_get_total_cost(FDBTransaction* tr) {
+  // An estimate in FoundationDB's spirit: bytes the commit would write plus one unit per
+  // read round trip, so it is positive once the transaction has read.
+  return guarded(tr, [](fdb::Transaction& t) {
+    int64_t reads =
+        t.roundTrips().reads + t.roundTrips().rangeReads + t.roundTrips().mappedRangeReads;
+    return wrap(t.getApproximateSize(), [reads](int64_t bytes) { return Result(bytes + reads); });
+  });
+}
+
+RL_C_EXPORT FDBFuture* fdb_transaction_get_approximate_size(FDBTransaction* tr) {
+  return guarded(tr, [](fdb::Transaction& t) {
+    return wrap(t.getApproximateSize(), [](int64_t size) { return Result(size); });
+  });
+}
+
+RL_C_EXPORT FDBFuture* fdb_transaction_get_versionstamp(FDBTransaction* tr) {
+  return guarded(tr, [](fdb::Transaction& t) {
+    return wrap(t.getVersionstamp(),
+                [](Bytes stamp) { return Result(KeyResult{std::move(stamp)}); });
+  });
+}
+
+RL_C_EXPORT FDBFuture* fdb_transaction_on_error(FDBTransaction* tr, fdb_error_t error) {
+  return guarded(tr, [&](fdb::Transaction& t) {
+    return wrap(t.onError(fdb::Error(error)), [] { return Result(); });
+  });
+}
+
+RL_C_EXPORT void fdb_transaction_reset(FDBTransaction* tr) {
+  guardedVoid(tr, [](fdb::Transaction& t) { t.reset(); });
+}
+
+RL_C_EXPORT fdb_error_t fdb_transaction_add_conflict_range(
+    FDBTransaction* tr, uint8_t const* begin_key_name, int begin_key_name_length,
+    uint8_t const* end_key_name, int end_key_name_length, FDBConflictRangeType type) {
+  std::string_view begin = view(begin_key_name, begin_key_name_length);
+  std::string_view end = view(end_key_name, end_key_name_length);
+  if (type != FDB_CONFLICT_RANGE_TYPE_READ && type != FDB_CONFLICT_RANGE_TYPE_WRITE) {
+    return 2000;  // client_invalid_operation
+  }
+  if (begin > end) return 2005;  // inverted_range
+  try {
+    std::lock_guard lock(tr->mutex);
+    if (type == FDB_CONFLICT_RANGE_TYPE_READ) {
+      tr->tr.addReadConflictRange(begin, end);
+    } else {
+      tr->tr.addWriteConflictRange(begin, end);
+    }
+    return 0;
+  } catch (...) {
+    return currentErrorCode();
+  }
+}
+
+RL_C_EXPORT FDBFuture* fdb_transaction_get_estimated_range_size_bytes(FDBTransaction* tr,
+                                                                      uint8_t const* begin_key_name,
+                                                                      int begin_key_name_length,
+                                                                      uint8_t const* end_key_name,
+                                                                      int end_key_name_length) {
+  return guarded(tr, [&](fdb::Transaction& t) {
+    // Exact rather than sampled: the bytes of the keys and values in the range (a snapshot
+    // read, so no conflict ranges).
+    fdb::KeyRange range{Bytes(view(begin_key_name, begin_key_name_length)),
+                        Bytes(view(end_key_name, end_key_name_length))};
+    int64_t bytes = 0;
+    for (const auto& row : t.snapshot().getRangeAll(range)) {
+      bytes += static_cast<int64_t>(row.key.size() + row.value.size());
+    }
+    return readyFuture(bytes);
+  });
+}
+
+RL_C_EXPORT FDBFuture* fdb_transaction_get_range_split_points(
+    FDBTransaction* tr, uint8_t const* begin_key_name, int begin_key_name_length,
+    uint8_t const* end_key_name, int end_key_name_length, int64_t chunk_size) {
+  return guarded(tr, [&](fdb::Transaction& t) {
+    // The begin key, a key each time the rows since the last point reach chunk_size bytes,
+    // and the end key.
+    std::string_view begin = view(begin_key_name, begin_key_name_length);
+    std::string_view end = view(end_key_name, end_key_name_length);
+    KeyArrayResult result;
+    result.keys.emplace_back(begin);
+    int64_t bytes = 0;
+    for (const auto& row : t.snapshot().getRangeAll(fdb::KeyRange{Bytes(begin), Bytes(end)})) {
+      if (chunk_size > 0 && bytes >= chunk_size && std::string_view(row.key) != begin) {
+        result.keys.emplace_back(row.key);
+        bytes = 0;
+      }
+      bytes += static_cast<int64_t>(row.key.size() + row.value.size());
+    }
+    result.keys.emplace_back(end);
+    for (const Bytes& key : result.keys) {
+      FDBKey k;
+      k.key = bytesOf(key);
+      k.key_length = static_cast<int>(key.size());
+      result.array.push_back(k);
+    }
+    return readyFuture(std::move(result));
+  });
+}
