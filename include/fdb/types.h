@@ -1,42 +1,229 @@
 // Plain types of the client API: rows, range results and options, mutation and conflict
 // range kinds, with FoundationDB's numeric codes (fdb_c_options.g.h).
+//
+// A range result keeps every byte of its rows in one block it owns, and hands the rows out
+// as views into it (KeyValueRef), as FoundationDB's C API does: a read of 100 rows costs one
+// allocation, not two a row.
+//
+//   fdb::RangeResult result = tr.getRange(fdb::KeyRange{"a", "b"}).get();
+//   for (const fdb::KeyValueRef& row : result.rows) use(row.key, row.value);
+//   fdb::KeyValue kept = result.rows.front();  // an owned copy, for after the result
+//
+// The views stay valid as long as the result, or what it was moved into, lives; a copy of a
+// result is a new block with its own views.
+//
+// Thread-safety: plain values; several threads may read one result at once.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fdb/bytes.h"
 
 namespace fdb {
 
+// A row that owns its bytes.
 struct KeyValue {
   Bytes key;
   Bytes value;
   friend bool operator==(const KeyValue&, const KeyValue&) = default;
 };
 
+// A row seen in place: its key and value view bytes owned by the result it belongs to.
+struct KeyValueRef {
+  std::string_view key;
+  std::string_view value;
+
+  // An owned copy of the row.
+  operator KeyValue() const { return KeyValue{Bytes(key), Bytes(value)}; }
+
+  friend bool operator==(const KeyValueRef&, const KeyValueRef&) = default;
+  friend bool operator==(const KeyValueRef& row, const KeyValue& owned) {
+    return row.key == std::string_view(owned.key) && row.value == std::string_view(owned.value);
+  }
+};
+
+// Read-only, random-access access to rows laid out one after another, owned elsewhere.
+template <typename Row>
+class RowSpan {
+ public:
+  using value_type = Row;
+  using size_type = size_t;
+  using difference_type = ptrdiff_t;
+  using reference = const Row&;
+  using const_reference = const Row&;
+  using pointer = const Row*;
+  using const_pointer = const Row*;
+  using iterator = const Row*;
+  using const_iterator = const Row*;
+
+  RowSpan() = default;
+  RowSpan(const Row* data, size_t size) : data_(data), size_(size) {}
+
+  const Row* begin() const { return data_; }
+  const Row* end() const { return data_ + size_; }
+  const Row* data() const { return data_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const Row& operator[](size_t i) const { return data_[i]; }
+  const Row& front() const { return data_[0]; }
+  const Row& back() const { return data_[size_ - 1]; }
+
+ protected:
+  const Row* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// Rows viewed in place (a mapped entry's secondary rows). They compare element by element
+// with each other and with owned rows.
+using KeyValueRefs = RowSpan<KeyValueRef>;
+
+inline bool operator==(KeyValueRefs rows, KeyValueRefs other) {
+  return std::equal(rows.begin(), rows.end(), other.begin(), other.end());
+}
+inline bool operator==(KeyValueRefs rows, const std::vector<KeyValue>& owned) {
+  return std::equal(rows.begin(), rows.end(), owned.begin(), owned.end());
+}
+
+// One entry of a mapped range read (getMappedRange): an index entry and the rows its mapper
+// named, read in the same operation at the same version. Every view points into the
+// MappedRangeResult the entry belongs to.
+struct MappedKeyValue {
+  std::string_view key;  // the index entry
+  std::string_view value;
+  std::string_view rangeBegin;  // the secondary range the mapper built: [rangeBegin, rangeEnd)
+  std::string_view rangeEnd;
+  KeyValueRefs rangeRows;
+
+  friend bool operator==(const MappedKeyValue& a, const MappedKeyValue& b) {
+    return a.key == b.key && a.value == b.value && a.rangeBegin == b.rangeBegin &&
+           a.rangeEnd == b.rangeEnd && a.rangeRows == b.rangeRows;
+  }
+};
+
+class RangeRowsBuilder;
+class MappedRangeRowsBuilder;
+
+// The rows of one result together with every byte they view, in one heap block it owns:
+// the rows, then the KeyValueRefs of mapped entries' ranges, then the bytes. Moving keeps
+// every address, so views taken from it stay valid in the moved-to object; copying copies
+// the block and points the copy's views into the new one (one allocation).
+template <typename Row>
+class ResultRows : public RowSpan<Row> {
+ public:
+  ResultRows() = default;
+  ResultRows(const ResultRows& other);
+  ResultRows(ResultRows&& other) noexcept : RowSpan<Row>() { *this = std::move(other); }
+  ResultRows& operator=(const ResultRows& other);
+  ResultRows& operator=(ResultRows&& other) noexcept;
+  ~ResultRows() = default;  // rows and views have nothing to destroy
+
+  // The size of the block: rows, views and bytes.
+  size_t blockBytes() const { return blockBytes_; }
+
+ private:
+  friend class RangeRowsBuilder;
+  friend class MappedRangeRowsBuilder;
+
+  // A block for `rows` rows, `refs` KeyValueRefs and `bytes` bytes, none constructed yet.
+  ResultRows(size_t rows, size_t refs, size_t bytes);
+  Row* rowStorage() const { return reinterpret_cast<Row*>(block_.get()); }
+  KeyValueRef* refStorage() const {
+    return reinterpret_cast<KeyValueRef*>(block_.get() + this->size_ * sizeof(Row));
+  }
+  char* byteStorage() const {
+    return reinterpret_cast<char*>(block_.get() + this->size_ * sizeof(Row) +
+                                   refCount_ * sizeof(KeyValueRef));
+  }
+
+  std::unique_ptr<std::byte[]> block_;
+  size_t blockBytes_ = 0;
+  size_t refCount_ = 0;
+  size_t byteCount_ = 0;
+};
+
+extern template class ResultRows<KeyValueRef>;
+extern template class ResultRows<MappedKeyValue>;
+
+// The rows of a range result.
+using RangeRows = ResultRows<KeyValueRef>;
+// The entries of a mapped range result, with their secondary rows.
+using MappedRangeRows = ResultRows<MappedKeyValue>;
+
 // One batch of a range read. `more` is true when a row or byte limit stopped the read
 // (even if no further rows exist); false guarantees the range is exhausted. A batch with no
 // rows never has `more`.
 struct RangeResult {
-  std::vector<KeyValue> rows;
+  RangeRows rows;
   bool more = false;
 };
 
-// One entry of a mapped range read (getMappedRange): an index entry and the rows its mapper
-// named, read in the same operation at the same version.
-struct MappedKeyValue {
-  Bytes key;  // the index entry
-  Bytes value;
-  Bytes rangeBegin;  // the secondary range the mapper built: [rangeBegin, rangeEnd)
-  Bytes rangeEnd;
-  std::vector<KeyValue> rangeRows;
+struct MappedRangeResult {
+  MappedRangeRows rows;
+  bool more = false;  // as RangeResult::more
 };
 
-struct MappedRangeResult {
-  std::vector<MappedKeyValue> rows;
-  bool more = false;  // as RangeResult::more
+// Collects the rows of a RangeRows for a backend: append() copies the key and value (so
+// they may be views that die right after), build() lays the rows out in one block. The
+// builder can be reused; it keeps its buffers (up to kRetainedBytes) between results.
+class RangeRowsBuilder {
+ public:
+  static constexpr size_t kRetainedBytes = size_t{1} << 20;
+
+  void append(std::string_view key, std::string_view value);
+  size_t size() const { return rows_.size(); }
+  bool empty() const { return rows_.empty(); }
+  // Forgets the rows appended so far.
+  void clear();
+  // The rows appended, in order; leaves the builder empty.
+  RangeRows build();
+
+ private:
+  struct Row {
+    size_t offset;  // of the key; the value follows it
+    size_t keySize;
+    size_t valueSize;
+  };
+  std::vector<char> bytes_;
+  std::vector<Row> rows_;
+};
+
+// Collects the entries of a MappedRangeRows, as RangeRowsBuilder does rows.
+class MappedRangeRowsBuilder {
+ public:
+  // Starts the next entry: the index entry and the range its mapper built.
+  void addEntry(std::string_view key, std::string_view value, std::string_view rangeBegin,
+                std::string_view rangeEnd);
+  // Adds a row of the last entry's range. REQUIRES: an entry was added.
+  void addRangeRow(std::string_view key, std::string_view value);
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  void clear();
+  MappedRangeRows build();
+
+ private:
+  struct Span {
+    size_t offset;
+    size_t size;
+  };
+  struct Entry {
+    Span key, value, rangeBegin, rangeEnd;
+    size_t firstRangeRow;
+    size_t rangeRowCount;
+  };
+  struct RangeRow {
+    Span key, value;
+  };
+  Span copy(std::string_view bytes);
+
+  std::vector<char> bytes_;
+  std::vector<Entry> entries_;
+  std::vector<RangeRow> rangeRows_;
 };
 
 // FDBStreamingMode: how many bytes a range read returns per batch when no explicit limit

@@ -98,8 +98,9 @@ class EngineTransaction final : public TransactionBackend {
   // The read conflict range of a serializable range read (spec §2.5): `firstRow` and
   // `lastRow` are the keys of the rows returned, in read order (nullptr when none).
   void addRangeReadConflict(const KeySelector& begin, const KeySelector& end, const Bytes& beginKey,
-                            const Bytes& endKey, const Bytes* firstRow, const Bytes* lastRow,
-                            bool more, bool reverse, const ResolvedRange& range);
+                            const Bytes& endKey, const std::string_view* firstRow,
+                            const std::string_view* lastRow, bool more, bool reverse,
+                            const ResolvedRange& range);
   // engine_->commit under the fault plan: may throw 1020 or 1021 (applied or not), or their
   // resolution under automatic idempotency.
   void commitWithFaults(const CommitRequest& request);

@@ -26,12 +26,25 @@ constexpr int64_t kMappedEntryOverhead = 24;
 
 // The keys of a result's first and last rows, in read order (nullptr when it has none).
 template <typename Rows>
-const Bytes* firstRowKey(const Rows& rows) {
+const std::string_view* firstRowKey(const Rows& rows) {
   return rows.empty() ? nullptr : &rows.front().key;
 }
 template <typename Rows>
-const Bytes* lastRowKey(const Rows& rows) {
+const std::string_view* lastRowKey(const Rows& rows) {
   return rows.empty() ? nullptr : &rows.back().key;
+}
+
+// Where this thread's range reads collect their rows before one block is made of them:
+// kept between reads, so that a read allocates only its result's block.
+RangeRowsBuilder& rangeRowsScratch() {
+  thread_local RangeRowsBuilder builder;
+  builder.clear();
+  return builder;
+}
+MappedRangeRowsBuilder& mappedRangeRowsScratch() {
+  thread_local MappedRangeRowsBuilder builder;
+  builder.clear();
+  return builder;
 }
 
 }  // namespace
@@ -287,7 +300,8 @@ int64_t EngineTransaction::validateRange(const KeySelector& begin, const KeySele
 
 void EngineTransaction::addRangeReadConflict(const KeySelector& begin, const KeySelector& end,
                                              const Bytes& beginKey, const Bytes& endKey,
-                                             const Bytes* firstRow, const Bytes* lastRow, bool more,
+                                             const std::string_view* firstRow,
+                                             const std::string_view* lastRow, bool more,
                                              bool reverse, const ResolvedRange& range) {
   // FoundationDB's rule (RYWImpl::addConflictRange over GetRangeReq; spec §2.5): the span
   // between the selectors' keys; a limited read stops depending on what lies beyond its
@@ -306,10 +320,11 @@ void EngineTransaction::addRangeReadConflict(const KeySelector& begin, const Key
   if (range.ranOffStart && begin.offset <= 0) conflictBegin = Bytes();
   if (range.ranOffEnd && end.offset > 0) conflictEnd = maxReadKey();
   if (firstRow != nullptr) {
-    const Bytes& lowestRow = reverse ? *lastRow : *firstRow;
-    const Bytes& highestRow = reverse ? *firstRow : *lastRow;
-    if (reverse || begin.offset <= 0) conflictBegin = std::min(conflictBegin, lowestRow);
-    if ((!reverse || end.offset > 0) && conflictEnd <= highestRow)
+    std::string_view lowestRow = reverse ? *lastRow : *firstRow;
+    std::string_view highestRow = reverse ? *firstRow : *lastRow;
+    if ((reverse || begin.offset <= 0) && lowestRow < std::string_view(conflictBegin))
+      conflictBegin = Bytes(lowestRow);
+    if ((!reverse || end.offset > 0) && std::string_view(conflictEnd) <= highestRow)
       conflictEnd = keyAfter(highestRow);
   }
   if (conflictBegin < conflictEnd) addReadConflict(conflictBegin, conflictEnd);
@@ -341,20 +356,19 @@ Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const 
       const Bytes& resolvedBegin = range.begin;
       const Bytes& resolvedEnd = range.end;
       int64_t bytes = 0;
-      auto take = [&](KeyValue row) {
-        bytes += static_cast<int64_t>(row.key.size() + row.value.size() + 8);
-        result.rows.push_back(std::move(row));
-        if (result.rows.size() >= rowLimit || (byteLimit >= 0 && bytes >= byteLimit))
-          limited = true;
+      RangeRowsBuilder& rows = rangeRowsScratch();
+      auto take = [&](std::string_view key, std::string_view value) {
+        bytes += static_cast<int64_t>(key.size() + value.size() + 8);
+        rows.append(key, value);
+        if (rows.size() >= rowLimit || (byteLimit >= 0 && bytes >= byteLimit)) limited = true;
       };
       if (writes.invisible()) {
         // Nothing of this transaction's own shows: one pass over the store.
-        if (options.limit > 0) result.rows.reserve(static_cast<size_t>(options.limit));
         std::string_view endBound =
             std::min(std::string_view(resolvedEnd), std::string_view(maxReadKey()));
         reader.scan(resolvedBegin, endBound, options.reverse,
                     [&](std::string_view key, std::string_view value) {
-                      take(KeyValue{Bytes(key), Bytes(value)});
+                      take(key, value);
                       return !limited;
                     });
       } else if (!options.reverse) {
@@ -362,18 +376,19 @@ Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const 
         while (!limited && resolvedBegin < resolvedEnd) {
           std::optional<KeyValue> row = nextVisible(reader, writes, position, resolvedEnd);
           if (!row) break;
+          take(row->key, row->value);
           position = keyAfter(row->key);
-          take(std::move(*row));
         }
       } else {
         Bytes position = resolvedEnd;
         while (!limited && resolvedBegin < resolvedEnd) {
           std::optional<KeyValue> row = previousVisible(reader, writes, position, resolvedBegin);
           if (!row) break;
-          position = row->key;
-          take(std::move(*row));
+          take(row->key, row->value);
+          position = std::move(row->key);
         }
       }
+      result.rows = rows.build();
     }
     result.more = limited && !result.rows.empty();
     if (!snapshot) {
@@ -447,35 +462,32 @@ Future<MappedRangeResult> EngineTransaction::getMappedRange(const KeySelector& b
         }
       }
       // Map the entries in batches of ten until a batch exhausts the byte budget.
+      MappedRangeRowsBuilder& entries = mappedRangeRowsScratch();
       int64_t mappedBytes = 0;
       for (size_t i = 0; i < index.size(); ++i) {
         if (i % kMappedBatchSize == 0 && byteLimit >= 0 && mappedBytes >= byteLimit) break;
-        MappedKeyValue entry{index[i].key, index[i].value, {}, {}, {}};
-        Bytes built = mapper.build(entry.key, entry.value);
-        mappedBytes +=
-            kMappedEntryOverhead + static_cast<int64_t>(entry.key.size() + entry.value.size());
-        if (mapper.isRange()) {
-          entry.rangeBegin = built;
-          entry.rangeEnd = strinc(built);
-        } else {
-          entry.rangeBegin = built;
-          entry.rangeEnd = keyAfter(built);
-        }
-        failIfWritten(entry.rangeBegin, entry.rangeEnd);
-        Bytes rowPosition = entry.rangeBegin;
+        const KeyValue& indexEntry = index[i];
+        Bytes rangeBegin = mapper.build(indexEntry.key, indexEntry.value);
+        Bytes rangeEnd = mapper.isRange() ? strinc(rangeBegin) : keyAfter(rangeBegin);
+        mappedBytes += kMappedEntryOverhead +
+                       static_cast<int64_t>(indexEntry.key.size() + indexEntry.value.size());
+        failIfWritten(rangeBegin, rangeEnd);
+        entries.addEntry(indexEntry.key, indexEntry.value, rangeBegin, rangeEnd);
+        Bytes rowPosition = rangeBegin;
+        size_t rangeRows = 0;
         int64_t rangeBytes = 0;
-        while (entry.rangeRows.size() < kMappedRangeRowLimit &&
-               rangeBytes < kMappedRangeByteLimit) {
-          std::optional<KeyValue> row = reader.firstAtOrAfter(rowPosition, entry.rangeEnd);
+        while (rangeRows < kMappedRangeRowLimit && rangeBytes < kMappedRangeByteLimit) {
+          std::optional<KeyValue> row = reader.firstAtOrAfter(rowPosition, rangeEnd);
           if (!row || row->key >= maxReadKey()) break;
           rowPosition = keyAfter(row->key);
           rangeBytes += static_cast<int64_t>(row->key.size() + row->value.size());
           mappedBytes +=
               kMappedEntryOverhead + static_cast<int64_t>(row->key.size() + row->value.size());
-          entry.rangeRows.push_back(std::move(*row));
+          entries.addRangeRow(row->key, row->value);
+          ++rangeRows;
         }
-        result.rows.push_back(std::move(entry));
       }
+      result.rows = entries.build();
     }
     result.more = !result.rows.empty() && (primaryMore || result.rows.size() < index.size());
 

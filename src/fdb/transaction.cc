@@ -21,7 +21,7 @@ std::vector<KeyValue> readAll(TransactionBackend& backend, const KeyRange& range
   while (true) {
     options.limit = limit > 0 ? limit - static_cast<int>(rows.size()) : 0;
     RangeResult batch = backend.getRange(begin, end, options, snapshot).get();
-    for (KeyValue& row : batch.rows) rows.push_back(std::move(row));
+    rows.insert(rows.end(), batch.rows.begin(), batch.rows.end());
     if (!batch.more || batch.rows.empty() ||
         (limit > 0 && static_cast<int>(rows.size()) >= limit)) {
       return rows;

@@ -38,6 +38,9 @@ namespace fdb {
 inline void PrintTo(const KeyValue& kv, std::ostream* os) {
   *os << "{\"" << printable(kv.key) << "\": \"" << printable(kv.value) << "\"}";
 }
+inline void PrintTo(const KeyValueRef& kv, std::ostream* os) {
+  *os << "{\"" << printable(kv.key) << "\": \"" << printable(kv.value) << "\"}";
+}
 }  // namespace fdb
 
 namespace conformance {
@@ -108,9 +111,11 @@ inline fdb::Bytes bytes(std::initializer_list<int> values) {
   return out;
 }
 
-inline std::vector<fdb::Bytes> keysOf(const std::vector<fdb::KeyValue>& rows) {
+// The keys of rows (owned, or views of a range result), in order.
+template <typename Rows>
+std::vector<fdb::Bytes> keysOf(const Rows& rows) {
   std::vector<fdb::Bytes> keys;
-  for (const auto& row : rows) keys.push_back(row.key);
+  for (const auto& row : rows) keys.emplace_back(row.key);
   return keys;
 }
 

@@ -546,10 +546,10 @@ TEST_P(ConflictsTest, LimitedReadWithBackwardBeginConflictsUpToTheBeginKey) {
   RangeOptions limitOne;
   limitOne.limit = 1;
   // Begin: the key two before c, which is a; one row: [a].
-  std::vector<fdb::KeyValue> rows = t1.getRange(KeySelector::lastLessThan("c") - 1,
-                                                KeySelector::firstGreaterOrEqual("z"), limitOne)
-                                        .get()
-                                        .rows;
+  fdb::RangeRows rows = t1.getRange(KeySelector::lastLessThan("c") - 1,
+                                    KeySelector::firstGreaterOrEqual("z"), limitOne)
+                            .get()
+                            .rows;
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].key, "a");
   commitWrites({"aa"});  // the begin selector would now resolve to aa
@@ -564,10 +564,10 @@ TEST_P(ConflictsTest, LimitedReverseReadWithForwardBeginConflictsFromTheBeginKey
   reverseOne.limit = 1;
   reverseOne.reverse = true;
   // Begin: the second key >= a, which is b; the last row before c: [b].
-  std::vector<fdb::KeyValue> rows = t1.getRange(KeySelector::firstGreaterOrEqual("a") + 1,
-                                                KeySelector::firstGreaterOrEqual("c"), reverseOne)
-                                        .get()
-                                        .rows;
+  fdb::RangeRows rows = t1.getRange(KeySelector::firstGreaterOrEqual("a") + 1,
+                                    KeySelector::firstGreaterOrEqual("c"), reverseOne)
+                            .get()
+                            .rows;
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].key, "b");
   {
@@ -598,7 +598,7 @@ TEST_P(ConflictsTest, SelectorRunningOffTheEndConflictsUpToTheEndOfKeySpace) {
   Transaction t1 = db().createTransaction();
   // Rows from b to "the third key >= a\x00", which does not exist: [b] and a dependency on
   // everything after it.
-  std::vector<fdb::KeyValue> rows =
+  fdb::RangeRows rows =
       t1.getRange(KeySelector::firstGreaterOrEqual("a"), KeySelector{"a", true, 3}).get().rows;
   ASSERT_EQ(rows.size(), 1u);
   commitWrites({"m"});

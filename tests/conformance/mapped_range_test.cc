@@ -228,12 +228,12 @@ TEST_P(MappedRangeTest, ByteLimitStopsEarlyAndContinuationReadsTheRest) {
   ASSERT_LT(first.rows.size(), 30u);
   EXPECT_TRUE(first.more);
   std::vector<Bytes> keys;
-  for (const auto& entry : first.rows) keys.push_back(entry.key);
+  for (const auto& entry : first.rows) keys.emplace_back(entry.key);
   MappedRangeResult rest =
       tr.getMappedRange(KeySelector::firstGreaterThan(first.rows.back().key),
                         KeySelector::firstGreaterOrEqual(indexRange().end), byPk(), kAll)
           .get();
-  for (const auto& entry : rest.rows) keys.push_back(entry.key);
+  for (const auto& entry : rest.rows) keys.emplace_back(entry.key);
   ASSERT_EQ(keys.size(), 30u);
   for (int pk = 0; pk < 30; ++pk) {
     EXPECT_EQ(keys[pk], idx("n" + std::to_string(100 + pk), pk));

@@ -30,8 +30,8 @@ Bytes stampOnlyValue() { return Bytes(10, '\0') + littleEndian32(0); }
 class VersionstampsTest : public ConformanceTest {
  protected:
   // The rows of a range read, or a failed expectation (not an escaping exception) if it throws.
-  static std::vector<KeyValue> rowsOf(Transaction& tr, const KeyRange& range) {
-    std::vector<KeyValue> rows;
+  static fdb::RangeRows rowsOf(Transaction& tr, const KeyRange& range) {
+    fdb::RangeRows rows;
     EXPECT_NO_THROW(rows = tr.getRange(range).get().rows) << fdb::printable(range.end);
     return rows;
   }

@@ -339,9 +339,11 @@ std::string formatRows(const std::vector<std::pair<std::string, std::string>>& r
   return out + "]";
 }
 
-std::string formatRows(const std::vector<KeyValue>& rows) {
+// Owned rows (getRangeAll) or the views of a RangeResult.
+template <typename Rows>
+std::string formatRows(const Rows& rows) {
   std::vector<std::pair<std::string, std::string>> pairs;
-  for (const KeyValue& kv : rows) pairs.emplace_back(kv.key, kv.value);
+  for (const auto& kv : rows) pairs.emplace_back(kv.key, kv.value);
   return formatRows(pairs);
 }
 

@@ -1,0 +1,181 @@
+// The one-block storage of range results (ResultRows) and its builders.
+#include <cstring>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "fdb/types.h"
+
+namespace fdb {
+namespace {
+
+// Points views of one block at the same places in a copy of it.
+class Rebase {
+ public:
+  Rebase(const char* fromBytes, char* toBytes, const KeyValueRef* fromRefs,
+         const KeyValueRef* toRefs)
+      : fromBytes_(fromBytes), toBytes_(toBytes), fromRefs_(fromRefs), toRefs_(toRefs) {}
+
+  std::string_view operator()(std::string_view view) const {
+    return std::string_view(toBytes_ + (view.data() - fromBytes_), view.size());
+  }
+  KeyValueRef operator()(const KeyValueRef& row) const {
+    return KeyValueRef{(*this)(row.key), (*this)(row.value)};
+  }
+  MappedKeyValue operator()(const MappedKeyValue& entry) const {
+    return MappedKeyValue{
+        (*this)(entry.key), (*this)(entry.value), (*this)(entry.rangeBegin),
+        (*this)(entry.rangeEnd),
+        KeyValueRefs(toRefs_ + (entry.rangeRows.data() - fromRefs_), entry.rangeRows.size())};
+  }
+
+ private:
+  const char* fromBytes_;
+  char* toBytes_;
+  const KeyValueRef* fromRefs_;
+  const KeyValueRef* toRefs_;
+};
+
+// memcpy, for a source that may be null when there is nothing to copy.
+void copyBytes(char* to, const char* from, size_t size) {
+  if (size > 0) std::memcpy(to, from, size);
+}
+
+// Releases a builder's buffer when it grew past what a builder keeps between results.
+template <typename T>
+void clearKeepingUpTo(std::vector<T>& buffer, size_t retainedBytes) {
+  if (buffer.capacity() * sizeof(T) > retainedBytes) {
+    std::vector<T>().swap(buffer);
+  } else {
+    buffer.clear();
+  }
+}
+
+}  // namespace
+
+// ---- ResultRows ---------------------------------------------------------------------
+
+template <typename Row>
+ResultRows<Row>::ResultRows(size_t rows, size_t refs, size_t bytes) {
+  static_assert(std::is_trivially_destructible_v<Row>);
+  static_assert(alignof(Row) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+  static_assert(sizeof(Row) % alignof(KeyValueRef) == 0);
+  blockBytes_ = rows * sizeof(Row) + refs * sizeof(KeyValueRef) + bytes;
+  block_.reset(new std::byte[blockBytes_]);
+  this->data_ = rowStorage();
+  this->size_ = rows;
+  refCount_ = refs;
+  byteCount_ = bytes;
+}
+
+template <typename Row>
+ResultRows<Row>::ResultRows(const ResultRows& other) : RowSpan<Row>() {
+  if (other.block_ == nullptr) return;
+  ResultRows copy(other.size_, other.refCount_, other.byteCount_);
+  copyBytes(copy.byteStorage(), other.byteStorage(), other.byteCount_);
+  Rebase rebase(other.byteStorage(), copy.byteStorage(), other.refStorage(), copy.refStorage());
+  for (size_t i = 0; i < other.refCount_; ++i) {
+    new (copy.refStorage() + i) KeyValueRef(rebase(other.refStorage()[i]));
+  }
+  for (size_t i = 0; i < other.size_; ++i) new (copy.rowStorage() + i) Row(rebase(other[i]));
+  *this = std::move(copy);
+}
+
+template <typename Row>
+ResultRows<Row>& ResultRows<Row>::operator=(const ResultRows& other) {
+  if (this != &other) *this = ResultRows(other);
+  return *this;
+}
+
+template <typename Row>
+ResultRows<Row>& ResultRows<Row>::operator=(ResultRows&& other) noexcept {
+  block_ = std::move(other.block_);
+  this->data_ = std::exchange(other.data_, nullptr);
+  this->size_ = std::exchange(other.size_, 0);
+  blockBytes_ = std::exchange(other.blockBytes_, 0);
+  refCount_ = std::exchange(other.refCount_, 0);
+  byteCount_ = std::exchange(other.byteCount_, 0);
+  return *this;
+}
+
+template class ResultRows<KeyValueRef>;
+template class ResultRows<MappedKeyValue>;
+
+// ---- RangeRowsBuilder ---------------------------------------------------------------
+
+void RangeRowsBuilder::append(std::string_view key, std::string_view value) {
+  rows_.push_back(Row{bytes_.size(), key.size(), value.size()});
+  bytes_.insert(bytes_.end(), key.begin(), key.end());
+  bytes_.insert(bytes_.end(), value.begin(), value.end());
+}
+
+void RangeRowsBuilder::clear() {
+  clearKeepingUpTo(bytes_, kRetainedBytes);
+  clearKeepingUpTo(rows_, kRetainedBytes);
+}
+
+RangeRows RangeRowsBuilder::build() {
+  RangeRows built;
+  if (!rows_.empty()) {
+    built = RangeRows(rows_.size(), 0, bytes_.size());
+    char* bytes = built.byteStorage();
+    copyBytes(bytes, bytes_.data(), bytes_.size());
+    KeyValueRef* out = built.rowStorage();
+    for (const Row& row : rows_) {
+      const char* key = bytes + row.offset;
+      new (out++) KeyValueRef{std::string_view(key, row.keySize),
+                              std::string_view(key + row.keySize, row.valueSize)};
+    }
+  }
+  clear();
+  return built;
+}
+
+// ---- MappedRangeRowsBuilder ---------------------------------------------------------
+
+MappedRangeRowsBuilder::Span MappedRangeRowsBuilder::copy(std::string_view bytes) {
+  Span span{bytes_.size(), bytes.size()};
+  bytes_.insert(bytes_.end(), bytes.begin(), bytes.end());
+  return span;
+}
+
+void MappedRangeRowsBuilder::addEntry(std::string_view key, std::string_view value,
+                                      std::string_view rangeBegin, std::string_view rangeEnd) {
+  entries_.push_back(
+      Entry{copy(key), copy(value), copy(rangeBegin), copy(rangeEnd), rangeRows_.size(), 0});
+}
+
+void MappedRangeRowsBuilder::addRangeRow(std::string_view key, std::string_view value) {
+  rangeRows_.push_back(RangeRow{copy(key), copy(value)});
+  ++entries_.back().rangeRowCount;
+}
+
+void MappedRangeRowsBuilder::clear() {
+  clearKeepingUpTo(bytes_, RangeRowsBuilder::kRetainedBytes);
+  clearKeepingUpTo(entries_, RangeRowsBuilder::kRetainedBytes);
+  clearKeepingUpTo(rangeRows_, RangeRowsBuilder::kRetainedBytes);
+}
+
+MappedRangeRows MappedRangeRowsBuilder::build() {
+  MappedRangeRows built;
+  if (!entries_.empty()) {
+    built = MappedRangeRows(entries_.size(), rangeRows_.size(), bytes_.size());
+    char* bytes = built.byteStorage();
+    copyBytes(bytes, bytes_.data(), bytes_.size());
+    auto view = [&](Span span) { return std::string_view(bytes + span.offset, span.size); };
+    KeyValueRef* refs = built.refStorage();
+    for (size_t i = 0; i < rangeRows_.size(); ++i) {
+      new (refs + i) KeyValueRef{view(rangeRows_[i].key), view(rangeRows_[i].value)};
+    }
+    MappedKeyValue* out = built.rowStorage();
+    for (const Entry& entry : entries_) {
+      new (out++) MappedKeyValue{view(entry.key), view(entry.value), view(entry.rangeBegin),
+                                 view(entry.rangeEnd),
+                                 KeyValueRefs(refs + entry.firstRangeRow, entry.rangeRowCount)};
+    }
+  }
+  clear();
+  return built;
+}
+
+}  // namespace fdb
