@@ -67,6 +67,24 @@ class FutureState {
     return outcome_;
   }
 
+  // Blocks until ready; a copy of the value, or throws the error. (Copied under the lock,
+  // so that it never overlaps takeValue().)
+  Stored copyValue() const {
+    std::unique_lock lock(mutex_);
+    ready_cv_.wait(lock, [&] { return ready_; });
+    if (const Error* error = std::get_if<Error>(&outcome_)) throw *error;
+    return std::get<1>(outcome_);
+  }
+
+  // The same, moving the value out. REQUIRES: no one else reads the value again (the
+  // caller holds the only reference to this state).
+  Stored takeValue() {
+    std::unique_lock lock(mutex_);
+    ready_cv_.wait(lock, [&] { return ready_; });
+    if (const Error* error = std::get_if<Error>(&outcome_)) throw *error;
+    return std::move(std::get<1>(outcome_));
+  }
+
   void onReady(std::function<void()> callback) {
     {
       std::lock_guard lock(mutex_);
@@ -116,10 +134,26 @@ class Future {
   }
 
   // Blocks until ready; returns the value or throws the fdb::Error.
-  T get() const {
-    const auto& outcome = state_->wait();
-    if (const Error* error = std::get_if<Error>(&outcome)) throw *error;
-    if constexpr (!std::is_void_v<T>) return std::get<1>(outcome);
+  T get() const& {
+    if constexpr (std::is_void_v<T>) {
+      state_->copyValue();
+    } else {
+      return state_->copyValue();
+    }
+  }
+  // The same on a future that this call uses up (`tr.getRange(range).get()`, or
+  // `std::move(future).get()`): when no copy of the future shares the result, the value is
+  // moved out instead of copied (a range result's rows are not copied again), and this
+  // future is left holding a moved-from value.
+  T get() && {
+    if constexpr (std::is_void_v<T>) {
+      state_->copyValue();
+    } else {
+      // Only a Future or Promise can read the value; with no other one left, nobody can
+      // come to share it (a WeakPromise only completes, which a ready state ignores).
+      if (state_.use_count() == 1) return state_->takeValue();
+      return state_->copyValue();
+    }
   }
 
   bool isReady() const { return state_->isReady(); }

@@ -183,7 +183,7 @@ Future<T> EngineTransaction::deliver(Future<T> result) {
     } else if constexpr (std::is_void_v<T>) {
       promise.setValue();
     } else {
-      promise.setValue(result.get());
+      promise.setValue(std::move(result).get());
     }
   });
   return promise.future();

@@ -5,7 +5,9 @@
 #include "fdb/future.h"
 
 #include <atomic>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -106,6 +108,62 @@ TEST(FutureContract, AWeakPromiseExpiresWhenNobodyHoldsTheFuture) {
   promise = Promise<void>();  // the last owner of the old state goes away
   EXPECT_TRUE(weak.expired());
   weak.setValue();  // harmless
+}
+
+// A value that counts the copies made of it (moves are free).
+struct Counted {
+  explicit Counted(int* copies, std::string payload)
+      : copies(copies), payload(std::move(payload)) {}
+  Counted(const Counted& other) : copies(other.copies), payload(other.payload) { ++*copies; }
+  Counted(Counted&&) = default;
+  Counted& operator=(const Counted&) = delete;
+  Counted& operator=(Counted&&) = default;
+  int* copies;
+  std::string payload;
+};
+
+TEST(FutureContract, GetOnAFutureNobodyElseHoldsMovesTheValueOut) {
+  int copies = 0;
+  EXPECT_EQ(Future<Counted>::ready(Counted(&copies, "rows")).get().payload, "rows");
+  EXPECT_EQ(copies, 0);
+
+  Promise<Counted> promise;
+  Future<Counted> f = promise.future();
+  promise.setValue(Counted(&copies, "later"));
+  promise = Promise<Counted>();  // the producer is gone: f is the only holder
+  EXPECT_EQ(std::move(f).get().payload, "later");
+  EXPECT_EQ(copies, 0);
+}
+
+TEST(FutureContract, GetCopiesWhileTheResultIsShared) {
+  int copies = 0;
+  Future<Counted> f = Future<Counted>::ready(Counted(&copies, "shared"));
+  EXPECT_EQ(f.get().payload, "shared");  // an lvalue: copied, and can be asked again
+  EXPECT_EQ(f.get().payload, "shared");
+  EXPECT_EQ(copies, 2);
+  Future<Counted> other = f;
+  EXPECT_EQ(std::move(f).get().payload, "shared");  // `other` still needs it
+  EXPECT_EQ(copies, 3);
+  EXPECT_EQ(other.get().payload, "shared");
+  EXPECT_EQ(copies, 4);
+
+  Future<Counted> last = Future<Counted>::ready(Counted(&copies, "last"));
+  {
+    Future<Counted> copy = last;
+    EXPECT_EQ(std::move(copy).get().payload, "last");
+    EXPECT_EQ(copies, 5);
+  }
+  EXPECT_EQ(std::move(last).get().payload, "last");  // the copy is gone: moved out
+  EXPECT_EQ(copies, 5);
+}
+
+TEST(FutureContract, GetOnATemporaryStillThrowsTheError) {
+  try {
+    Future<std::string>::failed(Error(errors::kNotCommitted)).get();
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errors::kNotCommitted);
+  }
 }
 
 }  // namespace
