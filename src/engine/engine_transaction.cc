@@ -51,6 +51,7 @@ EngineTransaction::EngineTransaction(std::shared_ptr<Engine> engine,
 
 EngineTransaction::~EngineTransaction() {
   // Destroying a transaction cancels it: what waits on it fails with 1025.
+  cancelled_->store(true);
   clearAttempt("the transaction was destroyed");
 }
 
@@ -203,6 +204,7 @@ void EngineTransaction::clearAttempt(std::string_view why) {
 }
 
 void EngineTransaction::reset() {
+  if (cancelled_->load()) cancelled_ = std::make_shared<std::atomic<bool>>(false);
   clearAttempt("the transaction was reset");
   options_ = TransactionOptions::fromDefaults(settings_->transactionDefaults());
   retries_ = 0;
@@ -211,6 +213,7 @@ void EngineTransaction::reset() {
 }
 
 void EngineTransaction::cancel() {
+  cancelled_->store(true);
   poison(errors::kTransactionCancelled, "the transaction was cancelled");
   if (!pendingWatches_.empty() || versionstamp_) {
     Error cancelled = poisonError();

@@ -8,6 +8,7 @@
 // Thread-safety: one thread at a time, like every fdb::Transaction.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -164,6 +165,10 @@ class EngineTransaction final : public TransactionBackend {
   // Timing of simulated round trips (engine clock microseconds): when the operation under
   // way completes, and when the read version's round trip completes.
   int64_t operationReadyAt_ = 0;
+  // Set when the transaction is cancelled or destroyed: operations still in flight on the
+  // simulated network then complete with transaction_cancelled (1025). A reset starts a
+  // new token, so later operations are unaffected.
+  std::shared_ptr<std::atomic<bool>> cancelled_ = std::make_shared<std::atomic<bool>>(false);
   int64_t readVersionReadyAt_ = 0;
   RoundTrips trips_;
 
@@ -177,8 +182,10 @@ template <typename T>
 Future<T> EngineTransaction::deliver(Future<T> result) {
   if (operationReadyAt_ == 0 || operationReadyAt_ <= engine_->clock().nowMicros()) return result;
   Promise<T> promise;
-  engine_->timer().schedule(operationReadyAt_, [promise, result]() mutable {
-    if (std::optional<Error> error = result.error()) {
+  engine_->timer().schedule(operationReadyAt_, [promise, result, cancelled = cancelled_]() mutable {
+    if (cancelled->load()) {
+      promise.setError(Error(errors::kTransactionCancelled, "the transaction was cancelled"));
+    } else if (std::optional<Error> error = result.error()) {
       promise.setError(*error);
     } else if constexpr (std::is_void_v<T>) {
       promise.setValue();
