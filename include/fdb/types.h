@@ -10,7 +10,9 @@
 //   fdb::KeyValue kept = result.rows.front();  // an owned copy, for after the result
 //
 // The views stay valid as long as the result, or what it was moved into, lives; a copy of a
-// result is a new block with its own views.
+// result is a new block with its own views. Keep the result while using its rows:
+// `fdb::KeyValueRef row = tr.getRange(r).get().rows.front();` views a result that is gone at
+// the end of the statement (take a `fdb::KeyValue` there instead).
 //
 // Thread-safety: plain values; several threads may read one result at once.
 #pragma once
