@@ -148,7 +148,7 @@ fdb_error_t currentErrorCode();
 
 namespace fdb::capi {
 
-void postToNetwork(std::function<void()> task);  // network.h
+void postToNetwork(std::function<void()> task, std::function<void()> drop);  // network.h
 
 template <typename T, typename Convert>
 FDBFuture* wrap(fdb::Future<T> future, Convert convert) {
@@ -173,10 +173,12 @@ FDBFuture* wrap(fdb::Future<T> future, Convert convert) {
   cell->setCanceller([future] { future.cancel(); });
   future.onReady([cell, future, fill] {
     // Completions hop to the network thread, where FoundationDB's clients expect them.
-    postToNetwork([cell, future, fill] {
-      fill(future);
-      cell->unref();
-    });
+    postToNetwork(
+        [cell, future, fill] {
+          fill(future);
+          cell->unref();
+        },
+        [cell] { cell->unref(); });
   });
   return cell;
 }

@@ -59,17 +59,20 @@ fdb_error_t Network::run() {
   while (true) {
     changed_.wait(lock, [&] { return stopRequested_ || !tasks_.empty(); });
     if (stopRequested_) break;
-    std::function<void()> task = std::move(tasks_.front());
+    Task task = std::move(tasks_.front());
     tasks_.pop_front();
     lock.unlock();
-    task();
+    task.run();
     lock.lock();
   }
   state_ = State::kStopped;
   insideRunNetwork = false;
+  std::deque<Task> dropped;
+  dropped.swap(tasks_);
   std::vector<std::pair<void (*)(void*), void*>> hooks;
   hooks.swap(completionHooks_);
   lock.unlock();
+  for (Task& task : dropped) task.drop();
   for (const auto& [hook, parameter] : hooks) hook(parameter);
   return 0;
 }
@@ -90,16 +93,23 @@ fdb_error_t Network::addCompletionHook(void (*hook)(void*), void* parameter) {
   return 0;
 }
 
-void Network::post(std::function<void()> task) {
+void Network::post(std::function<void()> task, std::function<void()> drop) {
   {
-    std::lock_guard lock(mutex_);
-    tasks_.push_back(std::move(task));
+    std::unique_lock lock(mutex_);
+    if (state_ != State::kStopped) {
+      tasks_.push_back(Task{std::move(task), std::move(drop)});
+      lock.unlock();
+      changed_.notify_one();
+      return;
+    }
   }
-  changed_.notify_one();
+  drop();
 }
 
 bool Network::onNetworkThread() { return insideRunNetwork; }
 
-void postToNetwork(std::function<void()> task) { Network::instance().post(std::move(task)); }
+void postToNetwork(std::function<void()> task, std::function<void()> drop) {
+  Network::instance().post(std::move(task), std::move(drop));
+}
 
 }  // namespace fdb::capi

@@ -28,8 +28,10 @@ class Network {
   fdb_error_t addCompletionHook(void (*hook)(void*), void* parameter);
   bool isSetUp() const;
 
-  // Queues `task` to run on the network thread.
-  void post(std::function<void()> task);
+  // Queues `task` to run on the network thread. If the network stops first (or has
+  // stopped), `drop` runs instead, on the stopping (or posting) thread: after
+  // fdb_stop_network no callback runs, but what the task owned is still released.
+  void post(std::function<void()> task, std::function<void()> drop);
   // Whether the calling thread is inside fdb_run_network.
   static bool onNetworkThread();
 
@@ -40,7 +42,11 @@ class Network {
   std::condition_variable changed_;
   State state_ = State::kNotSetUp;
   bool stopRequested_ = false;
-  std::deque<std::function<void()>> tasks_;
+  struct Task {
+    std::function<void()> run;
+    std::function<void()> drop;
+  };
+  std::deque<Task> tasks_;
   std::vector<std::pair<void (*)(void*), void*>> completionHooks_;
 };
 

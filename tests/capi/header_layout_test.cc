@@ -76,8 +76,11 @@ TEST(CapiHeader, KeySelectorMacrosExpandToTheSpecsArguments) {
   const FDBKeySelector first_greater_or_equal = selector(FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(key, 3));
   for (const FDBKeySelector& s :
        {last_less_than, last_less_or_equal, first_greater_than, first_greater_or_equal}) {
-    EXPECT_EQ(s.key.key, key);
-    EXPECT_EQ(s.key.key_length, 3);
+    // Copies: gtest binds references, and FDBKey's fields are only 4-byte aligned.
+    const uint8_t* keyPointer = s.key.key;
+    int keyLength = s.key.key_length;
+    EXPECT_EQ(keyPointer, key);
+    EXPECT_EQ(keyLength, 3);
   }
   EXPECT_EQ(last_less_than.orEqual, 0);
   EXPECT_EQ(last_less_than.offset, 0);
