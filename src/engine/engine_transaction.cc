@@ -51,7 +51,7 @@ EngineTransaction::EngineTransaction(std::shared_ptr<Engine> engine,
 
 EngineTransaction::~EngineTransaction() {
   // Destroying a transaction cancels it: what waits on it fails with 1025.
-  cancelled_->store(true);
+  if (cancelled_) cancelled_->store(true);
   clearAttempt("the transaction was destroyed");
 }
 
@@ -204,7 +204,7 @@ void EngineTransaction::clearAttempt(std::string_view why) {
 }
 
 void EngineTransaction::reset() {
-  if (cancelled_->load()) cancelled_ = std::make_shared<std::atomic<bool>>(false);
+  if (cancelled_ && cancelled_->load()) cancelled_.reset();
   clearAttempt("the transaction was reset");
   options_ = TransactionOptions::fromDefaults(settings_->transactionDefaults());
   retries_ = 0;
@@ -213,7 +213,7 @@ void EngineTransaction::reset() {
 }
 
 void EngineTransaction::cancel() {
-  cancelled_->store(true);
+  if (cancelled_) cancelled_->store(true);
   poison(errors::kTransactionCancelled, "the transaction was cancelled");
   if (!pendingWatches_.empty() || versionstamp_) {
     Error cancelled = poisonError();

@@ -166,9 +166,9 @@ class EngineTransaction final : public TransactionBackend {
   // way completes, and when the read version's round trip completes.
   int64_t operationReadyAt_ = 0;
   // Set when the transaction is cancelled or destroyed: operations still in flight on the
-  // simulated network then complete with transaction_cancelled (1025). A reset starts a
-  // new token, so later operations are unaffected.
-  std::shared_ptr<std::atomic<bool>> cancelled_ = std::make_shared<std::atomic<bool>>(false);
+  // simulated network then complete with transaction_cancelled (1025). Made by the first
+  // delayed operation (without delay nothing is ever in flight); a reset starts a new one.
+  std::shared_ptr<std::atomic<bool>> cancelled_;
   int64_t readVersionReadyAt_ = 0;
   RoundTrips trips_;
 
@@ -182,6 +182,7 @@ template <typename T>
 Future<T> EngineTransaction::deliver(Future<T> result) {
   if (operationReadyAt_ == 0 || operationReadyAt_ <= engine_->clock().nowMicros()) return result;
   Promise<T> promise;
+  if (!cancelled_) cancelled_ = std::make_shared<std::atomic<bool>>(false);
   engine_->timer().schedule(operationReadyAt_, [promise, result, cancelled = cancelled_]() mutable {
     if (cancelled->load()) {
       promise.setError(Error(errors::kTransactionCancelled, "the transaction was cancelled"));
