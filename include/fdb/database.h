@@ -4,8 +4,11 @@
 //   memory:         a fresh private in-memory database (the embedded engine)
 //   memory:<name>   an in-memory database shared by name within this process; it lives
 //                   while any handle to it is open
-// (file:<dir> and fdb:<cluster file> come with the durable store and the FoundationDB
-// backend.)
+//   fdb:<cluster file>, fdb:
+//                   FoundationDB through a libfdb_c loaded at run time (the default cluster
+//                   file for "fdb:"); include/fdbc/library.h and docs/fdbc.md say which
+//                   library and how it is checked
+// (file:<dir> comes with the durable store.)
 //
 //   fdb::Database db = fdb::Database::open("memory:");
 //   db.run([](fdb::Transaction& tr) { tr.set("hello", "world"); });
@@ -54,7 +57,9 @@ struct EngineOptions {
 
 class Database {
  public:
-  // Throws fdb::Error 2000 (client_invalid_operation) for an address it cannot open.
+  // Throws fdb::Error 2000 (client_invalid_operation) for an address it cannot open; for
+  // fdb: addresses, also the errors of loading libfdb_c and of fdb_create_database.
+  // EngineOptions apply to memory: addresses (fdb: fails with 2000 on non-default ones).
   static Database open(std::string_view address);
   static Database open(std::string_view address, const EngineOptions& options);
   explicit Database(std::shared_ptr<DatabaseBackend> backend);

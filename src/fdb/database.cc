@@ -4,6 +4,7 @@
 
 #include "engine/memory_database.h"
 #include "fdb/backend.h"
+#include "fdbc/fdbc_database.h"
 
 namespace fdb {
 
@@ -14,8 +15,19 @@ Database Database::open(std::string_view address, const EngineOptions& options) 
     return Database(
         engine::openMemoryDatabase(address.substr(std::string_view("memory:").size()), options));
   }
+  if (address.starts_with("fdb:")) {
+    if (options.oneWayDelayMicros != 0 || options.faults.enabled) {
+      throw Error(errors::kClientInvalidOperation,
+                  fmt::format("cannot open '{}': EngineOptions (simulated delay, faults) apply to "
+                              "the embedded engine's memory: addresses only",
+                              address));
+    }
+    return Database(fdbc::openDatabase(address.substr(std::string_view("fdb:").size())));
+  }
   throw Error(errors::kClientInvalidOperation,
-              fmt::format("cannot open '{}': addresses are memory: or memory:<name>", address));
+              fmt::format("cannot open '{}': addresses are memory:, memory:<name>, "
+                          "fdb:<cluster file> or fdb:",
+                          address));
 }
 
 Database::Database(std::shared_ptr<DatabaseBackend> backend) : backend_(std::move(backend)) {}

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <iostream>
+#include <mutex>
+
+#include "fdbc/library.h"
 
 namespace conformance {
 namespace {
@@ -15,6 +19,17 @@ std::string trim(std::string_view text) {
   while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
   while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
   return std::string(text.substr(begin, end - begin));
+}
+
+// Says once which libfdb_c the fdb: addresses run on (docs/fdbc.md).
+void reportClientLibrary() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (std::optional<fdb::fdbc::ClientLibraryInfo> lib = fdb::fdbc::loadedClientLibrary()) {
+      std::cout << "[ fdb:     ] libfdb_c " << lib->path << " (from " << lib->source
+                << "), client version " << lib->clientVersion << std::endl;
+    }
+  });
 }
 
 }  // namespace
@@ -46,6 +61,7 @@ std::string backendName(const testing::TestParamInfo<std::string>& info) {
 
 fdb::Database openEmptyDatabase(const std::string& address) {
   fdb::Database db = fdb::Database::open(address);
+  if (address.starts_with("fdb:")) reportClientLibrary();
   // Only a bare "memory:" is a fresh private database; named memory databases, durable stores
   // and real clusters may hold data from earlier tests.
   if (address != kMemory) {
