@@ -1,9 +1,14 @@
 // clientbench — the client workloads of the benchmark spec, one transaction per iteration,
-// on three arms in one binary:
-//   rl           the embedded engine through the fdb:: client API
-//   rl_delay250  the same with a simulated 250 us one-way network delay
-//   rocksdb      the peer: RocksDB's OptimisticTransactionDB over an in-memory Env — what a
-//                user would pick instead for an embedded transactional store
+// on these arms in one binary:
+//   rl                the embedded engine through the fdb:: client API
+//   rl_delay250       the same with a simulated 250 us one-way network delay
+//   rl_capi           the same engine through the C boundary: the FoundationDB backend
+//                     (src/fdbc/, an fdb: address) on this build's libfdb_c.so (src/capi/);
+//                     rl_capi / rl is what the C API costs
+//   rl_capi_delay250  rl_capi with the simulated 250 us delay (futures then complete on the
+//                     library's network thread)
+//   rocksdb           the peer: RocksDB's OptimisticTransactionDB over an in-memory Env —
+//                     what a user would pick instead for an embedded transactional store
 // docs/benchmarks.md defines each workload's peer operation and how to read the output.
 //
 // Counters per iteration (= per transaction): p50/p90/p99 latency (ns), process CPU (ns),
@@ -15,14 +20,22 @@
 #include <rocksdb/utilities/transaction.h>
 #include <time.h>
 
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "alloc_counter.h"
 #include "fdb/database.h"
+#include "fdb/error.h"
+#include "fdbc/library.h"
 
 namespace {
 
@@ -97,10 +110,39 @@ void measure(benchmark::State& state, Transaction&& transaction) {
 
 // ---- Our engine ---------------------------------------------------------------------
 
-fdb::Database openEngine(Workload w, int64_t oneWayDelayMicros) {
-  fdb::EngineOptions options;
-  options.oneWayDelayMicros = oneWayDelayMicros;
-  fdb::Database db = fdb::Database::open("memory:", options);
+// How an arm reaches the engine: directly, or through the C boundary.
+enum class Path { kDirect, kCApi };
+
+// A cluster file naming a fresh private in-memory database ("memory:"), for the rl_capi arms:
+// every fdb_create_database on it opens a new one.
+const std::string& capiClusterFile() {
+  static const std::string path = [] {
+    std::filesystem::path file = std::filesystem::temp_directory_path() /
+                                 ("clientbench_" + std::to_string(::getpid()) + ".cluster");
+    std::ofstream(file) << "memory:\n";
+    return file.string();
+  }();
+  return path;
+}
+
+// The library loaded for the rl_capi arms, or why it could not be.
+std::optional<std::string> capiLoadError;
+
+fdb::Database openEngine(Workload w, int64_t oneWayDelayMicros, Path path) {
+  fdb::Database db = [&] {
+    if (path == Path::kDirect) {
+      fdb::EngineOptions options;
+      options.oneWayDelayMicros = oneWayDelayMicros;
+      return fdb::Database::open("memory:", options);
+    }
+    // Our libfdb_c reads the simulated delay from the environment when a database is created.
+    if (oneWayDelayMicros > 0) {
+      ::setenv("RECORDLAYER_ONE_WAY_DELAY_US", std::to_string(oneWayDelayMicros).c_str(), 1);
+    }
+    fdb::Database opened = fdb::Database::open("fdb:" + capiClusterFile());
+    ::unsetenv("RECORDLAYER_ONE_WAY_DELAY_US");
+    return opened;
+  }();
   std::string value(valueSize(w), 'v');
   for (int start = 0; start < kKeys; start += 100) {  // 100 keys a transaction: under 10 MB
     db.run([&](fdb::Transaction& tr) {
@@ -110,8 +152,13 @@ fdb::Database openEngine(Workload w, int64_t oneWayDelayMicros) {
   return db;
 }
 
-void runEngine(benchmark::State& state, Workload w, int64_t oneWayDelayMicros) {
-  fdb::Database db = openEngine(w, oneWayDelayMicros);
+void runEngine(benchmark::State& state, Workload w, int64_t oneWayDelayMicros,
+               Path path = Path::kDirect) {
+  if (path == Path::kCApi && capiLoadError) {
+    state.SkipWithError(capiLoadError->c_str());
+    return;
+  }
+  fdb::Database db = openEngine(w, oneWayDelayMicros, path);
   const fdb::RoundTrips setupTrips = db.roundTrips();
   const std::string value(valueSize(w), 'w');
   fdb::RangeOptions rangeOptions;
@@ -289,6 +336,27 @@ void registerAll() {
     benchmark::RegisterBenchmark((std::string(w.name) + "/rl_delay250").c_str(),
                                  [workload](benchmark::State& s) { runEngine(s, workload, 250); })
         ->UseRealTime();
+    benchmark::RegisterBenchmark(
+        (std::string(w.name) + "/rl_capi").c_str(),
+        [workload](benchmark::State& s) { runEngine(s, workload, 0, Path::kCApi); });
+    benchmark::RegisterBenchmark(
+        (std::string(w.name) + "/rl_capi_delay250").c_str(),
+        [workload](benchmark::State& s) { runEngine(s, workload, 250, Path::kCApi); })
+        ->UseRealTime();
+  }
+}
+
+// Loads this build's libfdb_c.so for the rl_capi arms (on purpose: it is the embedded
+// engine) and names it in the output's context.
+void loadCApiLibrary() {
+  try {
+    fdb::fdbc::setLibraryPath(RL_FDB_C_EMBEDDED_LIBRARY);
+    fdb::fdbc::allowEmbeddedLibrary(true);
+    fdb::fdbc::ClientLibraryInfo lib = fdb::fdbc::loadClientLibrary();
+    benchmark::AddCustomContext("rl_capi libfdb_c", lib.path + " (" + lib.clientVersion + ")");
+  } catch (const fdb::Error& e) {
+    capiLoadError = e.what();
+    benchmark::AddCustomContext("rl_capi libfdb_c", std::string("not loaded: ") + e.what());
   }
 }
 
@@ -298,7 +366,10 @@ int main(int argc, char** argv) {
   registerAll();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  loadCApiLibrary();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  std::error_code ignored;
+  std::filesystem::remove(capiClusterFile(), ignored);
   return 0;
 }
