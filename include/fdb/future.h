@@ -15,6 +15,7 @@
 // completes it.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -47,48 +48,52 @@ class FutureState {
     std::vector<std::function<void()>> callbacks;
     {
       std::lock_guard lock(mutex_);
-      if (ready_) return;  // the first completion wins
+      if (ready_.load(std::memory_order_relaxed)) return;  // the first completion wins
       outcome_ = std::move(outcome);
-      ready_ = true;
+      ready_.store(true, std::memory_order_release);
       callbacks.swap(callbacks_);
     }
     ready_cv_.notify_all();
     for (auto& callback : callbacks) callback();
   }
 
-  bool isReady() const {
-    std::lock_guard lock(mutex_);
-    return ready_;
+  // A state made ready before anyone else can see it: no lock, nobody to wake.
+  void completeUnshared(std::variant<NotReady, Stored, Error> outcome) {
+    outcome_ = std::move(outcome);
+    ready_.store(true, std::memory_order_release);
   }
 
+  bool isReady() const { return ready_.load(std::memory_order_acquire); }
+
+  // Once ready, the outcome never changes, so readers past this point take no lock.
   const std::variant<NotReady, Stored, Error>& wait() const {
-    std::unique_lock lock(mutex_);
-    ready_cv_.wait(lock, [&] { return ready_; });
+    if (!ready_.load(std::memory_order_acquire)) {
+      std::unique_lock lock(mutex_);
+      ready_cv_.wait(lock, [&] { return ready_.load(std::memory_order_relaxed); });
+    }
     return outcome_;
   }
 
-  // Blocks until ready; a copy of the value, or throws the error. (Copied under the lock,
-  // so that it never overlaps takeValue().)
+  // Blocks until ready; a copy of the value, or throws the error. (takeValue() is only
+  // called by the sole holder, so a copy never overlaps it.)
   Stored copyValue() const {
-    std::unique_lock lock(mutex_);
-    ready_cv_.wait(lock, [&] { return ready_; });
-    if (const Error* error = std::get_if<Error>(&outcome_)) throw *error;
-    return std::get<1>(outcome_);
+    const auto& outcome = wait();
+    if (const Error* error = std::get_if<Error>(&outcome)) throw *error;
+    return std::get<1>(outcome);
   }
 
   // The same, moving the value out. REQUIRES: no one else reads the value again (the
   // caller holds the only reference to this state).
   Stored takeValue() {
-    std::unique_lock lock(mutex_);
-    ready_cv_.wait(lock, [&] { return ready_; });
+    wait();
     if (const Error* error = std::get_if<Error>(&outcome_)) throw *error;
     return std::move(std::get<1>(outcome_));
   }
 
   void onReady(std::function<void()> callback) {
-    {
+    if (!ready_.load(std::memory_order_acquire)) {
       std::lock_guard lock(mutex_);
-      if (!ready_) {
+      if (!ready_.load(std::memory_order_relaxed)) {
         callbacks_.push_back(std::move(callback));
         return;
       }
@@ -99,7 +104,7 @@ class FutureState {
  private:
   mutable std::mutex mutex_;
   mutable std::condition_variable ready_cv_;
-  bool ready_ = false;
+  std::atomic<bool> ready_{false};  // set (release) after outcome_ is written
   std::variant<NotReady, Stored, Error> outcome_;
   std::vector<std::function<void()>> callbacks_;
 };
@@ -116,20 +121,20 @@ class Future {
   template <typename U = T>
   requires(!std::is_void_v<U>) static Future ready(U value) {
     Future f;
-    f.state_->complete(detail::StoredType<T>(std::move(value)));
+    f.state_->completeUnshared(detail::StoredType<T>(std::move(value)));
     return f;
   }
   template <typename U = T>
   requires std::is_void_v<U>
   static Future ready() {
     Future f;
-    f.state_->complete(detail::Done{});
+    f.state_->completeUnshared(detail::Done{});
     return f;
   }
   // A future that is already ready with `error`.
   static Future failed(Error error) {
     Future f;
-    f.state_->complete(std::move(error));
+    f.state_->completeUnshared(std::move(error));
     return f;
   }
 

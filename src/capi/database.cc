@@ -92,7 +92,7 @@ RL_C_EXPORT void fdb_database_destroy(FDBDatabase* d) { delete d; }
 RL_C_EXPORT fdb_error_t fdb_database_set_option(FDBDatabase* d, FDBDatabaseOption option,
                                                 const uint8_t* value, int value_length) {
   try {
-    auto code = static_cast<fdb::DatabaseOption>(option);
+    auto code = static_cast<fdb::DatabaseOption>(fdb::capi::codeOf(option));
     if (value == nullptr) {
       d->db.setOption(code);
     } else {

@@ -6,50 +6,59 @@ void FDB_future::unref() {
   if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
 }
 
-void FDB_future::complete(Result result) {
-  std::vector<std::pair<FDBCallback, void*>> callbacks;
+bool FDB_future::settle(fdb_error_t error, Result* result,
+                        std::vector<std::pair<FDBCallback, void*>>* callbacks) {
   {
     std::lock_guard lock(mutex_);
-    if (ready_) return;
-    ready_ = true;
-    result_ = std::move(result);
-    callbacks.swap(callbacks_);
+    if (ready_.load(std::memory_order_relaxed)) return false;
+    error_ = error;
+    if (result != nullptr) result_ = std::move(*result);
+    callbacks->swap(callbacks_);
+    ready_.store(true, std::memory_order_release);
   }
   readyChanged_.notify_all();
+  return true;
+}
+
+void FDB_future::complete(Result result) {
+  std::vector<std::pair<FDBCallback, void*>> callbacks;
+  if (!settle(0, &result, &callbacks)) return;
+  // Callbacks may destroy the future: nothing below touches it.
   for (const auto& [callback, parameter] : callbacks) callback(this, parameter);
 }
 
 void FDB_future::fail(fdb_error_t error) {
   std::vector<std::pair<FDBCallback, void*>> callbacks;
-  {
-    std::lock_guard lock(mutex_);
-    if (ready_) return;
-    ready_ = true;
-    error_ = error;
-    callbacks.swap(callbacks_);
-  }
-  readyChanged_.notify_all();
+  if (!settle(error, nullptr, &callbacks)) return;
   for (const auto& [callback, parameter] : callbacks) callback(this, parameter);
 }
 
-bool FDB_future::isReady() const {
-  std::lock_guard lock(mutex_);
-  return ready_;
+void FDB_future::completeUnshared(Result result) {
+  result_ = std::move(result);
+  ready_.store(true, std::memory_order_release);
 }
 
+void FDB_future::failUnshared(fdb_error_t error) {
+  error_ = error;
+  ready_.store(true, std::memory_order_release);
+}
+
+bool FDB_future::isReady() const { return ready_.load(std::memory_order_acquire); }
+
 fdb_error_t FDB_future::blockUntilReady() {
+  if (ready_.load(std::memory_order_acquire)) return 0;
   std::unique_lock lock(mutex_);
-  if (ready_) return 0;
+  if (ready_.load(std::memory_order_relaxed)) return 0;
   // Completions run on the network thread: waiting there would wait forever.
   if (fdb::capi::Network::onNetworkThread()) return 2026;  // blocked_from_network_thread
-  readyChanged_.wait(lock, [&] { return ready_; });
+  readyChanged_.wait(lock, [&] { return ready_.load(std::memory_order_relaxed); });
   return 0;
 }
 
 fdb_error_t FDB_future::setCallback(FDBCallback callback, void* parameter) {
-  {
+  if (!ready_.load(std::memory_order_acquire)) {
     std::lock_guard lock(mutex_);
-    if (!ready_) {
+    if (!ready_.load(std::memory_order_relaxed)) {
       callbacks_.emplace_back(callback, parameter);
       return 0;
     }
@@ -59,16 +68,16 @@ fdb_error_t FDB_future::setCallback(FDBCallback callback, void* parameter) {
 }
 
 fdb_error_t FDB_future::error() const {
-  std::lock_guard lock(mutex_);
-  if (!ready_) return 2015;  // future_not_set
+  if (!ready_.load(std::memory_order_acquire)) return 2015;  // future_not_set
   return error_;
 }
 
 void FDB_future::cancel() {
+  if (ready_.load(std::memory_order_acquire)) return;
   std::function<void()> canceller;
   {
     std::lock_guard lock(mutex_);
-    if (ready_) return;
+    if (ready_.load(std::memory_order_relaxed)) return;
     canceller = canceller_;
   }
   fail(1101);  // operation_cancelled; callbacks already registered fire with it
@@ -79,23 +88,58 @@ void FDB_future::releaseMemory() {
   std::lock_guard lock(mutex_);
   ++releases_;
   // The memory of every get so far may go once each was released.
-  if (ready_ && releases_ >= gets_) {
-    released_ = true;
+  if (ready_.load(std::memory_order_relaxed) &&
+      releases_ >= gets_.load(std::memory_order_relaxed)) {
+    released_.store(true, std::memory_order_relaxed);
     result_ = Result{};
   }
+}
+
+namespace {
+
+// Freed futures' memory, kept per thread for the next future made on it. Futures freed on a
+// thread after its list was destroyed (at thread or process exit) go straight back.
+thread_local bool freeListGone = false;  // trivially destructible: valid to the very end
+struct FreeList {
+  std::vector<void*> blocks;
+  ~FreeList() {
+    for (void* block : blocks) ::operator delete(block);
+    freeListGone = true;
+  }
+};
+constexpr size_t kKeptPerThread = 64;
+thread_local FreeList freeFutures;
+
+}  // namespace
+
+void* FDB_future::operator new(size_t size) {
+  if (size == sizeof(FDB_future) && !freeListGone && !freeFutures.blocks.empty()) {
+    void* block = freeFutures.blocks.back();
+    freeFutures.blocks.pop_back();
+    return block;
+  }
+  return ::operator new(size);
+}
+
+void FDB_future::operator delete(void* memory, size_t size) {
+  if (size == sizeof(FDB_future) && !freeListGone && freeFutures.blocks.size() < kKeptPerThread) {
+    freeFutures.blocks.push_back(memory);
+    return;
+  }
+  ::operator delete(memory);
 }
 
 namespace fdb::capi {
 
 FDBFuture* failedFuture(fdb_error_t error) {
   auto* cell = new FDB_future();
-  cell->fail(error);
+  cell->failUnshared(error);
   return cell;
 }
 
 FDBFuture* readyFuture(Result result) {
   auto* cell = new FDB_future();
-  cell->complete(std::move(result));
+  cell->completeUnshared(std::move(result));
   return cell;
 }
 

@@ -80,6 +80,9 @@ struct FDB_future {
   // Fills the cell (first call wins), wakes waiters and runs the callbacks on this thread.
   void complete(Result result);
   void fail(fdb_error_t error);
+  // The same for a cell nobody else can see yet (born ready): no lock, nobody to call.
+  void completeUnshared(Result result);
+  void failUnshared(fdb_error_t error);
 
   // fdb_future_* behaviour.
   bool isReady() const;
@@ -96,18 +99,24 @@ struct FDB_future {
 
   // For the getters: checks readiness, errors and release; on success `read` gets the
   // result of type T (the wrong getter for the result is the caller's error: 2000 here).
+  // Once ready, the result never changes (until released), so getters take no lock; a
+  // get racing fdb_future_release_memory is the caller's error, as in FoundationDB.
   template <typename T, typename Read>
   fdb_error_t get(Read read) {
-    std::unique_lock lock(mutex_);
-    if (!ready_) return 2015;  // future_not_set
+    if (!ready_.load(std::memory_order_acquire)) return 2015;  // future_not_set
     if (error_ != 0) return error_;
-    if (released_) return 1102;  // future_released
+    if (released_.load(std::memory_order_relaxed)) return 1102;  // future_released
     T* value = std::get_if<T>(&result_);
     if (value == nullptr) return 2000;
-    ++gets_;
+    gets_.fetch_add(1, std::memory_order_relaxed);
     read(*value);
     return 0;
   }
+
+  // Futures are made and destroyed for every operation: each thread keeps a few freed ones'
+  // memory for the next (future.cc).
+  static void* operator new(size_t size);
+  static void operator delete(void* memory, size_t size);
 
   // What cancels the underlying operation (set before the future is handed out).
   void setCanceller(std::function<void()> canceller) { canceller_ = std::move(canceller); }
@@ -115,15 +124,19 @@ struct FDB_future {
  private:
   ~FDB_future() = default;
 
+  // Fills the cell under the lock and publishes it; returns the callbacks to run.
+  bool settle(fdb_error_t error, Result* result,
+              std::vector<std::pair<FDBCallback, void*>>* callbacks);
+
   std::atomic<int> refs_{1};
   mutable std::mutex mutex_;
   std::condition_variable readyChanged_;
-  bool ready_ = false;
+  std::atomic<bool> ready_{false};  // set (release) after error_ and result_ are written
   fdb_error_t error_ = 0;
   Result result_;
-  int gets_ = 0;
-  int releases_ = 0;
-  bool released_ = false;
+  std::atomic<int> gets_{0};
+  int releases_ = 0;  // guarded by mutex_
+  std::atomic<bool> released_{false};
   std::vector<std::pair<FDBCallback, void*>> callbacks_;
   std::function<void()> canceller_;
 };
@@ -153,20 +166,30 @@ void postToNetwork(std::function<void()> task, std::function<void()> drop);  // 
 template <typename T, typename Convert>
 FDBFuture* wrap(fdb::Future<T> future, Convert convert) {
   auto* cell = new FDB_future();
-  auto fill = [cell, convert](const fdb::Future<T>& done) {
+  // Takes the value (moved out when nothing else holds the operation's future).
+  auto fill = [cell, convert](fdb::Future<T> done) {
     try {
       if constexpr (std::is_void_v<T>) {
         done.get();
         cell->complete(Result{});
       } else {
-        cell->complete(convert(done.get()));
+        cell->complete(convert(std::move(done).get()));
       }
     } catch (...) {
       cell->fail(currentErrorCode());
     }
   };
-  if (future.isReady()) {
-    fill(future);
+  if (future.isReady()) {  // born ready: the cell is not handed out yet
+    try {
+      if constexpr (std::is_void_v<T>) {
+        future.get();
+        cell->completeUnshared(Result{});
+      } else {
+        cell->completeUnshared(convert(std::move(future).get()));
+      }
+    } catch (...) {
+      cell->failUnshared(currentErrorCode());
+    }
     return cell;
   }
   cell->ref();  // owned by the pending completion too
@@ -174,8 +197,8 @@ FDBFuture* wrap(fdb::Future<T> future, Convert convert) {
   future.onReady([cell, future, fill] {
     // Completions hop to the network thread, where FoundationDB's clients expect them.
     postToNetwork(
-        [cell, future, fill] {
-          fill(future);
+        [cell, future, fill]() mutable {
+          fill(std::move(future));
           cell->unref();
         },
         [cell] { cell->unref(); });

@@ -26,7 +26,7 @@ Network& Network::instance() {
 }
 
 fdb_error_t Network::setOption(FDBNetworkOption option, const uint8_t* /*value*/, int length) {
-  int code = static_cast<int>(option);
+  int code = codeOf(option);
   if (std::find(kNetworkOptions.begin(), kNetworkOptions.end(), code) == kNetworkOptions.end()) {
     return 2007;  // invalid_option
   }

@@ -118,8 +118,8 @@ Result mappedKeyValueArray(fdb::MappedRangeResult rows) {
 }  // namespace
 
 RL_C_EXPORT void fdb_transaction_destroy(FDBTransaction* tr) {
-  // Pending operations of a destroyed transaction fail with transaction_cancelled (1025).
-  guardedVoid(tr, [](fdb::Transaction& t) { t.cancel(); });
+  // The last handle going cancels the transaction: operations still in flight fail with
+  // transaction_cancelled (1025), pending watches and versionstamps too.
   delete tr;
 }
 
@@ -131,7 +131,7 @@ RL_C_EXPORT fdb_error_t fdb_transaction_set_option(FDBTransaction* tr, FDBTransa
                                                    uint8_t const* value, int value_length) {
   try {
     std::lock_guard lock(tr->mutex);
-    auto code = static_cast<fdb::TransactionOption>(option);
+    auto code = static_cast<fdb::TransactionOption>(fdb::capi::codeOf(option));
     if (value == nullptr) {
       tr->tr.setOption(code);
     } else {
@@ -195,7 +195,7 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_range(
     fdb::RangeOptions options;
     options.limit = limit;
     options.targetBytes = target_bytes;
-    options.mode = static_cast<fdb::StreamingMode>(mode);
+    options.mode = static_cast<fdb::StreamingMode>(fdb::capi::codeOf(mode));
     options.iteration = iteration;
     options.reverse = reverse != 0;
     auto future =
@@ -217,7 +217,7 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_mapped_range(
     fdb::RangeOptions options;
     options.limit = limit;
     options.targetBytes = target_bytes;
-    options.mode = static_cast<fdb::StreamingMode>(mode);
+    options.mode = static_cast<fdb::StreamingMode>(fdb::capi::codeOf(mode));
     options.iteration = iteration;
     options.reverse = reverse != 0;
     std::string_view mapper = view(mapper_name, mapper_name_length);
@@ -239,7 +239,7 @@ RL_C_EXPORT void fdb_transaction_atomic_op(FDBTransaction* tr, uint8_t const* ke
                                            int param_length, FDBMutationType operation_type) {
   guardedVoid(tr, [&](fdb::Transaction& t) {
     t.atomicOp(view(key_name, key_name_length), view(param, param_length),
-               static_cast<fdb::MutationType>(operation_type));
+               static_cast<fdb::MutationType>(fdb::capi::codeOf(operation_type)));
   });
 }
 
@@ -321,13 +321,14 @@ RL_C_EXPORT fdb_error_t fdb_transaction_add_conflict_range(
     uint8_t const* end_key_name, int end_key_name_length, FDBConflictRangeType type) {
   std::string_view begin = view(begin_key_name, begin_key_name_length);
   std::string_view end = view(end_key_name, end_key_name_length);
-  if (type != FDB_CONFLICT_RANGE_TYPE_READ && type != FDB_CONFLICT_RANGE_TYPE_WRITE) {
+  const int kind = fdb::capi::codeOf(type);
+  if (kind != FDB_CONFLICT_RANGE_TYPE_READ && kind != FDB_CONFLICT_RANGE_TYPE_WRITE) {
     return 2000;  // client_invalid_operation
   }
   if (begin > end) return 2005;  // inverted_range
   try {
     std::lock_guard lock(tr->mutex);
-    if (type == FDB_CONFLICT_RANGE_TYPE_READ) {
+    if (kind == FDB_CONFLICT_RANGE_TYPE_READ) {
       tr->tr.addReadConflictRange(begin, end);
     } else {
       tr->tr.addWriteConflictRange(begin, end);

@@ -32,6 +32,16 @@ std::string str(const uint8_t* bytes, int length) {
 const uint8_t* u8(const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); }
 int len(const std::string& s) { return static_cast<int>(s.size()); }
 
+// An enum argument holding any int code, as a C caller may pass (a static_cast to a value
+// outside the enumerators' range is undefined in C++).
+template <typename Enum>
+Enum fromCode(int code) {
+  static_assert(sizeof(Enum) == sizeof(int));
+  Enum value;
+  std::memcpy(&value, &code, sizeof value);
+  return value;
+}
+
 // ---- Lifecycle (each in its own process) ----------------------------------------------
 
 // Exits with 0 if `check` holds, else prints what failed and exits with 1.
@@ -460,14 +470,13 @@ TEST_F(Capi, ErrorsAreReportedWithFoundationDbsCodesAndText) {
   FDBTransaction* tr = transaction();
   std::string a = "a", b = "b";
   EXPECT_EQ(fdb_transaction_add_conflict_range(tr, u8(a), len(a), u8(b), len(b),
-                                               static_cast<FDBConflictRangeType>(7)),
+                                               fromCode<FDBConflictRangeType>(7)),
             2000);
   EXPECT_EQ(fdb_transaction_add_conflict_range(tr, u8(b), len(b), u8(a), len(a),
                                                FDB_CONFLICT_RANGE_TYPE_READ),
             2005);  // inverted_range
-  EXPECT_EQ(fdb_transaction_set_option(tr, static_cast<FDBTransactionOption>(9999), nullptr, 0),
-            2007);
-  EXPECT_EQ(fdb_network_set_option(static_cast<FDBNetworkOption>(9999), nullptr, 0), 2007);
+  EXPECT_EQ(fdb_transaction_set_option(tr, fromCode<FDBTransactionOption>(9999), nullptr, 0), 2007);
+  EXPECT_EQ(fdb_network_set_option(fromCode<FDBNetworkOption>(9999), nullptr, 0), 2007);
   EXPECT_EQ(fdb_network_set_option(FDB_NET_OPTION_TRACE_ROLL_SIZE, u8(a), 1), 2006);
   // A bad option value is deferred to the next future-returning call (spec §1.7).
   int64_t tooSmall = 31;
