@@ -2,9 +2,12 @@
 // on these arms in one binary:
 //   rl                the embedded engine through the fdb:: client API
 //   rl_delay250       the same with a simulated 250 us one-way network delay
-//   rl_capi           the same engine through the C boundary: the FoundationDB backend
-//                     (src/fdbc/, an fdb: address) on this build's libfdb_c.so (src/capi/);
-//                     rl_capi / rl is what the C API costs
+//   rl_c              the same engine through the C API called directly, as a binding
+//                     does, on this build's libfdb_c.so (src/capi/): rl_c / rl is what the
+//                     C boundary costs
+//   rl_capi           the same engine through the FoundationDB backend (src/fdbc/, an fdb:
+//                     address) on that libfdb_c.so: fdb:: over the C API, as when running
+//                     on a real cluster
 //   rl_capi_delay250  rl_capi with the simulated 250 us delay (futures then complete on the
 //                     library's network thread)
 //   rocksdb           the peer: RocksDB's OptimisticTransactionDB over an in-memory Env —
@@ -35,6 +38,7 @@
 #include "alloc_counter.h"
 #include "fdb/database.h"
 #include "fdb/error.h"
+#include "fdbc/client.h"
 #include "fdbc/library.h"
 
 namespace {
@@ -204,6 +208,119 @@ void runEngine(benchmark::State& state, Workload w, int64_t oneWayDelayMicros,
       static_cast<double>(trips) / static_cast<double>(std::max<int64_t>(1, state.iterations()));
 }
 
+// ---- Our engine through the C API, called directly ---------------------------------
+//
+// What a binding does: the workloads written against fdb_c.h's functions on the same
+// libfdb_c.so (no simulated delay, so every future is born ready; a future that is not is
+// an error here). rl_c / rl is what the C boundary itself costs.
+
+void runC(benchmark::State& state, Workload w) {
+  if (capiLoadError) {
+    state.SkipWithError(capiLoadError->c_str());
+    return;
+  }
+  const fdb::fdbc::CApi& c = fdb::fdbc::Client::instance().api();
+  auto u8 = [](const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); };
+  auto len = [](const std::string& s) { return static_cast<int>(s.size()); };
+  FDBDatabase* db = nullptr;
+  if (c.fdb_create_database(capiClusterFile().c_str(), &db) != 0) {
+    state.SkipWithError("fdb_create_database failed");
+    return;
+  }
+  bool ok = true;
+  // Consumes a future the workload needs ready: its error, 0 when fine.
+  auto finish = [&](FDBFuture* f) {
+    ok &= c.fdb_future_is_ready(f) != 0;
+    fdb_error_t error = c.fdb_future_get_error(f);
+    ok &= error == 0;
+    return f;
+  };
+  {
+    std::string value(valueSize(w), 'v');
+    for (int start = 0; start < kKeys; start += 100) {
+      FDBTransaction* tr = nullptr;
+      ok &= c.fdb_database_create_transaction(db, &tr) == 0;
+      for (int i = start; i < start + 100; ++i) {
+        std::string key = keyOf(i);
+        c.fdb_transaction_set(tr, u8(key), len(key), u8(value), len(value));
+      }
+      c.fdb_future_destroy(finish(c.fdb_transaction_commit(tr)));
+      c.fdb_transaction_destroy(tr);
+    }
+  }
+  const std::string value(valueSize(w), 'w');
+  measure(state, [&](int64_t i) {
+    int k = static_cast<int>(i % kKeys);
+    const std::string key = keyOf(k);
+    FDBTransaction* tr = nullptr;
+    ok &= c.fdb_database_create_transaction(db, &tr) == 0;
+    switch (w) {
+      case Workload::kGrv: {
+        FDBFuture* f = finish(c.fdb_transaction_get_read_version(tr));
+        int64_t version = 0;
+        ok &= c.fdb_future_get_int64(f, &version) == 0;
+        benchmark::DoNotOptimize(version);
+        c.fdb_future_destroy(f);
+        break;
+      }
+      case Workload::kGet100:
+      case Workload::kGet1000:
+      case Workload::kGet10000:
+      case Workload::kRead1000: {
+        fdb_bool_t snapshot = w == Workload::kRead1000;
+        FDBFuture* f = finish(c.fdb_transaction_get(tr, u8(key), len(key), snapshot));
+        fdb_bool_t present = 0;
+        const uint8_t* bytes = nullptr;
+        int length = 0;
+        ok &= c.fdb_future_get_value(f, &present, &bytes, &length) == 0 && present;
+        c.fdb_future_destroy(f);
+        break;
+      }
+      case Workload::kRange10:
+      case Workload::kRange100: {
+        int rows = w == Workload::kRange10 ? 10 : 100;
+        int first = k % (kKeys - rows);
+        std::string begin = keyOf(first), end = keyOf(first + rows);
+        FDBFuture* f =
+            finish(c.fdb_transaction_get_range(tr, u8(begin), len(begin), 0, 1, u8(end), len(end),
+                                               0, 1, 0, 0, FDB_STREAMING_MODE_WANT_ALL, 1, 0, 0));
+        const FDBKeyValue* kvs = nullptr;
+        int count = 0;
+        fdb_bool_t more = 0;
+        ok &= c.fdb_future_get_keyvalue_array(f, &kvs, &count, &more) == 0 && count == rows;
+        c.fdb_future_destroy(f);
+        break;
+      }
+      case Workload::kSet100:
+        c.fdb_transaction_set(tr, u8(key), len(key), u8(value), len(value));
+        c.fdb_future_destroy(finish(c.fdb_transaction_commit(tr)));
+        break;
+      case Workload::kRyw: {
+        c.fdb_transaction_set(tr, u8(key), len(key), u8(value), len(value));
+        FDBFuture* f = finish(c.fdb_transaction_get(tr, u8(key), len(key), 0));
+        fdb_bool_t present = 0;
+        const uint8_t* bytes = nullptr;
+        int length = 0;
+        ok &= c.fdb_future_get_value(f, &present, &bytes, &length) == 0 && present;
+        c.fdb_future_destroy(f);
+        c.fdb_transaction_cancel(tr);
+        break;
+      }
+      case Workload::kBatchSet50:
+      case Workload::kBatchSet50x1000:
+        for (int j = 0; j < 50; ++j) {
+          std::string batchKey = keyOf((k + j) % kKeys);
+          c.fdb_transaction_set(tr, u8(batchKey), len(batchKey), u8(value), len(value));
+        }
+        c.fdb_future_destroy(finish(c.fdb_transaction_commit(tr)));
+        break;
+    }
+    c.fdb_transaction_destroy(tr);
+  });
+  c.fdb_database_destroy(db);
+  if (!ok) state.SkipWithError("a C call failed or returned the wrong result");
+}
+
 // ---- RocksDB OptimisticTransactionDB ------------------------------------------------
 
 struct RocksDbPeer {
@@ -339,6 +456,8 @@ void registerAll() {
     benchmark::RegisterBenchmark(
         (std::string(w.name) + "/rl_capi").c_str(),
         [workload](benchmark::State& s) { runEngine(s, workload, 0, Path::kCApi); });
+    benchmark::RegisterBenchmark((std::string(w.name) + "/rl_c").c_str(),
+                                 [workload](benchmark::State& s) { runC(s, workload); });
     benchmark::RegisterBenchmark(
         (std::string(w.name) + "/rl_capi_delay250").c_str(),
         [workload](benchmark::State& s) { runEngine(s, workload, 250, Path::kCApi); })

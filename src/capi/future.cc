@@ -1,6 +1,7 @@
 #include "capi/future.h"
 
 #include "capi/network.h"
+#include "capi/thread_cache.h"
 
 void FDB_future::unref() {
   if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
@@ -95,38 +96,12 @@ void FDB_future::releaseMemory() {
   }
 }
 
-namespace {
-
-// Freed futures' memory, kept per thread for the next future made on it. Futures freed on a
-// thread after its list was destroyed (at thread or process exit) go straight back.
-thread_local bool freeListGone = false;  // trivially destructible: valid to the very end
-struct FreeList {
-  std::vector<void*> blocks;
-  ~FreeList() {
-    for (void* block : blocks) ::operator delete(block);
-    freeListGone = true;
-  }
-};
-constexpr size_t kKeptPerThread = 64;
-thread_local FreeList freeFutures;
-
-}  // namespace
-
 void* FDB_future::operator new(size_t size) {
-  if (size == sizeof(FDB_future) && !freeListGone && !freeFutures.blocks.empty()) {
-    void* block = freeFutures.blocks.back();
-    freeFutures.blocks.pop_back();
-    return block;
-  }
-  return ::operator new(size);
+  return fdb::capi::ThreadCache<FDB_future>::allocate(size);
 }
 
 void FDB_future::operator delete(void* memory, size_t size) {
-  if (size == sizeof(FDB_future) && !freeListGone && freeFutures.blocks.size() < kKeptPerThread) {
-    freeFutures.blocks.push_back(memory);
-    return;
-  }
-  ::operator delete(memory);
+  fdb::capi::ThreadCache<FDB_future>::deallocate(memory, size);
 }
 
 namespace fdb::capi {
