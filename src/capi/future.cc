@@ -17,7 +17,8 @@ bool FDB_future::settle(fdb_error_t error, Result* result,
     callbacks->swap(callbacks_);
     ready_.store(true, std::memory_order_release);
   }
-  readyChanged_.notify_all();
+  // Waiters cannot free the future meanwhile: a pending completion holds a reference.
+  ready_.notify_all();
   return true;
 }
 
@@ -48,11 +49,9 @@ bool FDB_future::isReady() const { return ready_.load(std::memory_order_acquire)
 
 fdb_error_t FDB_future::blockUntilReady() {
   if (ready_.load(std::memory_order_acquire)) return 0;
-  std::unique_lock lock(mutex_);
-  if (ready_.load(std::memory_order_relaxed)) return 0;
   // Completions run on the network thread: waiting there would wait forever.
   if (fdb::capi::Network::onNetworkThread()) return 2026;  // blocked_from_network_thread
-  readyChanged_.wait(lock, [&] { return ready_.load(std::memory_order_relaxed); });
+  ready_.wait(false, std::memory_order_acquire);
   return 0;
 }
 

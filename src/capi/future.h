@@ -12,7 +12,6 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -130,8 +129,8 @@ struct FDB_future {
 
   std::atomic<int> refs_{1};
   mutable std::mutex mutex_;
-  std::condition_variable readyChanged_;
-  std::atomic<bool> ready_{false};  // set (release) after error_ and result_ are written
+  // Set (release) after error_ and result_ are written; waited on with atomic wait.
+  std::atomic<bool> ready_{false};
   fdb_error_t error_ = 0;
   Result result_;
   std::atomic<int> gets_{0};

@@ -41,6 +41,7 @@ class ThreadCache {
       gone = true;
     }
   };
+  // (Not initial-exec: a library loaded with dlopen cannot count on static TLS space.)
   static inline thread_local bool gone = false;  // trivially destructible: valid to the end
   static inline thread_local Blocks cache;
 };
