@@ -39,6 +39,17 @@ fdb::KeySelector selector(const uint8_t* key, int length, fdb_bool_t orEqual, in
   return fdb::KeySelector{Bytes(view(key, length)), orEqual != 0, offset};
 }
 
+fdb::RangeOptions rangeOptions(int limit, int targetBytes, FDBStreamingMode mode, int iteration,
+                               fdb_bool_t reverse) {
+  fdb::RangeOptions options;
+  options.limit = limit;
+  options.targetBytes = targetBytes;
+  options.mode = static_cast<fdb::StreamingMode>(fdb::capi::codeOf(mode));
+  options.iteration = iteration;
+  options.reverse = reverse != 0;
+  return options;
+}
+
 FDBKeyValue keyValue(std::string_view key, std::string_view value) {
   FDBKeyValue kv;
   kv.key = bytesOf(key);
@@ -192,12 +203,7 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_range(
     fdb::KeySelector begin =
         selector(begin_key_name, begin_key_name_length, begin_or_equal, begin_offset);
     fdb::KeySelector end = selector(end_key_name, end_key_name_length, end_or_equal, end_offset);
-    fdb::RangeOptions options;
-    options.limit = limit;
-    options.targetBytes = target_bytes;
-    options.mode = static_cast<fdb::StreamingMode>(fdb::capi::codeOf(mode));
-    options.iteration = iteration;
-    options.reverse = reverse != 0;
+    fdb::RangeOptions options = rangeOptions(limit, target_bytes, mode, iteration, reverse);
     auto future =
         snapshot ? t.snapshot().getRange(begin, end, options) : t.getRange(begin, end, options);
     return wrap(std::move(future), keyValueArray);
@@ -214,12 +220,7 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_mapped_range(
     fdb::KeySelector begin =
         selector(begin_key_name, begin_key_name_length, begin_or_equal, begin_offset);
     fdb::KeySelector end = selector(end_key_name, end_key_name_length, end_or_equal, end_offset);
-    fdb::RangeOptions options;
-    options.limit = limit;
-    options.targetBytes = target_bytes;
-    options.mode = static_cast<fdb::StreamingMode>(fdb::capi::codeOf(mode));
-    options.iteration = iteration;
-    options.reverse = reverse != 0;
+    fdb::RangeOptions options = rangeOptions(limit, target_bytes, mode, iteration, reverse);
     std::string_view mapper = view(mapper_name, mapper_name_length);
     auto future = snapshot ? t.snapshot().getMappedRange(begin, end, mapper, options)
                            : t.getMappedRange(begin, end, mapper, options);
