@@ -170,8 +170,9 @@ std::optional<std::string_view> WriteMap::clearedRangeBegin(std::string_view key
   return std::nullopt;
 }
 
-std::vector<KeyRange> WriteMap::subtractKnown(std::string_view begin, std::string_view end) const {
-  std::vector<KeyRange> out;
+absl::InlinedVector<KeyRange, 1> WriteMap::subtractKnown(std::string_view begin,
+                                                         std::string_view end) const {
+  absl::InlinedVector<KeyRange, 1> out;
   if (begin >= end) return out;
   // Walk the excluded intervals in key order: cleared ranges and known keys [k, k\0).
   Bytes cursor(begin);  // start of the part not yet excluded

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "engine/engine.h"
 #include "fdb/bytes.h"
 #include "fdb/types.h"
@@ -97,8 +98,9 @@ class WriteMap {
   // [begin, end) minus the parts the transaction's own writes determine: the ranges it
   // cleared and the keys whose value it knows. Keys with operations pending on the
   // database's value stay in. This is what a serializable read of [begin, end) must add as
-  // read conflict ranges.
-  std::vector<KeyRange> subtractKnown(std::string_view begin, std::string_view end) const;
+  // read conflict ranges. (Usually one range: kept inline, so no allocation for the list.)
+  absl::InlinedVector<KeyRange, 1> subtractKnown(std::string_view begin,
+                                                 std::string_view end) const;
 
   std::span<const Mutation> mutations() const { return mutations_; }
   bool empty() const { return mutations_.empty(); }
