@@ -4,7 +4,12 @@
 #include "capi/thread_cache.h"
 
 void FDB_future::unref() {
-  if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  // The sole owner (the usual case: a future born ready) needs no read-modify-write: no one
+  // else can take a reference any more.
+  if (refs_.load(std::memory_order_acquire) == 1 ||
+      refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    delete this;
+  }
 }
 
 bool FDB_future::settle(fdb_error_t error, Result* result,
