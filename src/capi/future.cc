@@ -1,7 +1,6 @@
 #include "capi/future.h"
 
 #include "capi/network.h"
-#include "capi/thread_cache.h"
 
 void FDB_future::unref() {
   // The sole owner (the usual case: a future born ready) needs no read-modify-write: no one
@@ -98,14 +97,6 @@ void FDB_future::releaseMemory() {
     released_.store(true, std::memory_order_relaxed);
     result_ = Result{};
   }
-}
-
-void* FDB_future::operator new(size_t size) {
-  return fdb::capi::ThreadCache<FDB_future>::allocate(size);
-}
-
-void FDB_future::operator delete(void* memory, size_t size) {
-  fdb::capi::ThreadCache<FDB_future>::deallocate(memory, size);
 }
 
 namespace fdb::capi {

@@ -112,11 +112,6 @@ struct FDB_future {
     return 0;
   }
 
-  // Futures are made and destroyed for every operation: each thread keeps a few freed ones'
-  // memory for the next (future.cc).
-  static void* operator new(size_t size);
-  static void operator delete(void* memory, size_t size);
-
   // What cancels the underlying operation (set before the future is handed out).
   void setCanceller(std::function<void()> canceller) { canceller_ = std::move(canceller); }
 

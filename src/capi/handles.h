@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "capi/fdb_c_api.h"
-#include "capi/thread_cache.h"
 #include "fdb/bytes.h"
 #include "fdb/database.h"
 #include "fdb/transaction.h"
@@ -26,13 +25,6 @@ struct FDB_tenant {
 
 struct FDB_transaction {
   explicit FDB_transaction(fdb::Transaction transaction) : tr(std::move(transaction)) {}
-  // Made and destroyed for nearly every transaction: memory reused per thread.
-  static void* operator new(size_t size) {
-    return fdb::capi::ThreadCache<FDB_transaction>::allocate(size);
-  }
-  static void operator delete(void* memory, size_t size) {
-    fdb::capi::ThreadCache<FDB_transaction>::deallocate(memory, size);
-  }
   // fdb::Transaction is used by one thread at a time; C clients may call from several.
   std::mutex mutex;
   fdb::Transaction tr;
