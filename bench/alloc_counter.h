@@ -6,7 +6,9 @@
 //   ... the measured work ...
 //   AllocationCounts spent = allocationCounts() - before;
 //
-// Thread-safety: counters are atomic; counting is process-wide.
+// Thread-safety: each thread counts into its own block; allocationCounts() sums every
+// thread's, so counting is process-wide (a thread's latest allocations may be missed by a
+// concurrent read).
 #pragma once
 
 #include <cstdint>

@@ -190,11 +190,13 @@ void runEngine(benchmark::State& state, Workload w, int64_t oneWayDelayMicros,
         tr.set(keyOf(k), value);
         tr.commit().get();
         break;
-      case Workload::kRyw:
-        tr.set(keyOf(k), value);
-        ok &= tr.get(keyOf(k)).get().has_value();
+      case Workload::kRyw: {
+        const std::string key = keyOf(k);
+        tr.set(key, value);
+        ok &= tr.get(key).get().has_value();
         tr.cancel();
         break;
+      }
       case Workload::kBatchSet50:
       case Workload::kBatchSet50x1000:
         for (int j = 0; j < 50; ++j) tr.set(keyOf((k + j) % kKeys), value);
@@ -251,7 +253,7 @@ void runC(benchmark::State& state, Workload w) {
   const std::string value(valueSize(w), 'w');
   measure(state, [&](int64_t i) {
     int k = static_cast<int>(i % kKeys);
-    const std::string key = keyOf(k);
+    // Each workload builds its keys as the direct arm does (none for grv).
     FDBTransaction* tr = nullptr;
     ok &= c.fdb_database_create_transaction(db, &tr) == 0;
     switch (w) {
@@ -268,6 +270,7 @@ void runC(benchmark::State& state, Workload w) {
       case Workload::kGet10000:
       case Workload::kRead1000: {
         fdb_bool_t snapshot = w == Workload::kRead1000;
+        const std::string key = keyOf(k);
         FDBFuture* f = finish(c.fdb_transaction_get(tr, u8(key), len(key), snapshot));
         fdb_bool_t present = 0;
         const uint8_t* bytes = nullptr;
@@ -291,11 +294,14 @@ void runC(benchmark::State& state, Workload w) {
         c.fdb_future_destroy(f);
         break;
       }
-      case Workload::kSet100:
+      case Workload::kSet100: {
+        const std::string key = keyOf(k);
         c.fdb_transaction_set(tr, u8(key), len(key), u8(value), len(value));
         c.fdb_future_destroy(finish(c.fdb_transaction_commit(tr)));
         break;
+      }
       case Workload::kRyw: {
+        const std::string key = keyOf(k);
         c.fdb_transaction_set(tr, u8(key), len(key), u8(value), len(value));
         FDBFuture* f = finish(c.fdb_transaction_get(tr, u8(key), len(key), 0));
         fdb_bool_t present = 0;
@@ -408,8 +414,9 @@ void runRocksDb(benchmark::State& state, Workload w) {
       case Workload::kRyw: {  // put, read it back within the transaction, roll back
         std::unique_ptr<rocksdb::Transaction> txn(
             db.BeginTransaction(writeOptions, snapshotOptions));
-        txn->Put(keyOf(k), value);
-        ok &= txn->Get(rocksdb::ReadOptions(), keyOf(k), &out).ok();
+        const std::string key = keyOf(k);
+        txn->Put(key, value);
+        ok &= txn->Get(rocksdb::ReadOptions(), key, &out).ok();
         txn->Rollback();
         break;
       }
