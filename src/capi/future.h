@@ -64,12 +64,20 @@ using Result =
 
 }  // namespace fdb::capi
 
+struct FDB_transaction;
+
 struct FDB_future {
  public:
   using Result = fdb::capi::Result;
 
   // A future that completes later through complete()/fail(); the caller holds the handle.
-  FDB_future() = default;
+  // (User-provided so that `new FDB_future()` initializes the members only, instead of
+  // zero-filling the whole object first: that fill cost more than the rest of a born-ready
+  // future's setup.)
+  FDB_future() {}
+  // The same, in the inline cell of `owner` (handles.h), which gets the cell back when the
+  // last owner of this future lets go.
+  explicit FDB_future(FDB_transaction* owner) : inlineOwner_(owner) {}
 
   // One more owner (the handle, or a pending completion).
   void ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
@@ -107,7 +115,10 @@ struct FDB_future {
     if (released_.load(std::memory_order_relaxed)) return 1102;  // future_released
     T* value = std::get_if<T>(&result_);
     if (value == nullptr) return 2000;
-    gets_.fetch_add(1, std::memory_order_relaxed);
+    // Counted without a read-modify-write: gets of one future from two threads at once may
+    // count once (a later fdb_future_release_memory then frees sooner; callers do not race
+    // gets with releases, as FoundationDB requires).
+    gets_.store(gets_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     read(*value);
     return 0;
   }
@@ -133,14 +144,19 @@ struct FDB_future {
   std::atomic<bool> released_{false};
   std::vector<std::pair<FDBCallback, void*>> callbacks_;
   std::function<void()> canceller_;
+  FDB_transaction* inlineOwner_ = nullptr;  // set when this future lives in a handle's cell
 };
 
 namespace fdb::capi {
 
-// Wraps the fdb::Future of an operation: `convert(T)` builds the C result. Ready futures
-// complete at once; pending ones complete on the network thread. (Defined below.)
+// Wraps the fdb::Future of an operation of `owner`: `convert(T)` builds the C result. Ready
+// futures complete at once; pending ones complete on the network thread. (Defined below.)
+// REQUIRES: owner's mutex held.
 template <typename T, typename Convert>
-FDBFuture* wrap(fdb::Future<T> future, Convert convert);
+FDBFuture* wrap(FDB_transaction* owner, fdb::Future<T> future, Convert convert);
+
+// owner->newFuture() (handles.h, which includes this header).
+FDB_future* newFutureOf(FDB_transaction* owner);
 
 // A future that is already failed with `error`.
 FDBFuture* failedFuture(fdb_error_t error);
@@ -158,8 +174,8 @@ namespace fdb::capi {
 void postToNetwork(std::function<void()> task, std::function<void()> drop);  // network.h
 
 template <typename T, typename Convert>
-FDBFuture* wrap(fdb::Future<T> future, Convert convert) {
-  auto* cell = new FDB_future();
+FDBFuture* wrap(FDB_transaction* owner, fdb::Future<T> future, Convert convert) {
+  FDB_future* cell = newFutureOf(owner);
   // Takes the value (moved out when nothing else holds the operation's future).
   auto fill = [cell, convert](fdb::Future<T> done) {
     try {

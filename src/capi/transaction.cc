@@ -131,7 +131,7 @@ Result mappedKeyValueArray(fdb::MappedRangeResult rows) {
 RL_C_EXPORT void fdb_transaction_destroy(FDBTransaction* tr) {
   // The last handle going cancels the transaction: operations still in flight fail with
   // transaction_cancelled (1025), pending watches and versionstamps too.
-  delete tr;
+  tr->destroy();
 }
 
 RL_C_EXPORT void fdb_transaction_cancel(FDBTransaction* tr) {
@@ -159,8 +159,8 @@ RL_C_EXPORT void fdb_transaction_set_read_version(FDBTransaction* tr, int64_t ve
 }
 
 RL_C_EXPORT FDBFuture* fdb_transaction_get_read_version(FDBTransaction* tr) {
-  return guarded(tr, [](fdb::Transaction& t) {
-    return wrap(t.getReadVersion(), [](int64_t version) { return Result(version); });
+  return guarded(tr, [tr](fdb::Transaction& t) {
+    return wrap(tr, t.getReadVersion(), [](int64_t version) { return Result(version); });
   });
 }
 
@@ -169,7 +169,7 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get(FDBTransaction* tr, uint8_t const* ke
   return guarded(tr, [&](fdb::Transaction& t) {
     std::string_view key = view(key_name, key_name_length);
     auto future = snapshot ? t.snapshot().get(key) : t.get(key);
-    return wrap(std::move(future), [](std::optional<Bytes> value) {
+    return wrap(tr, std::move(future), [](std::optional<Bytes> value) {
       return Result(ValueResult{value.has_value(), value ? std::move(*value) : Bytes()});
     });
   });
@@ -181,7 +181,7 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_key(FDBTransaction* tr, uint8_t const
   return guarded(tr, [&](fdb::Transaction& t) {
     fdb::KeySelector s = selector(key_name, key_name_length, or_equal, offset);
     auto future = snapshot ? t.snapshot().getKey(s) : t.getKey(s);
-    return wrap(std::move(future), [](Bytes key) { return Result(KeyResult{std::move(key)}); });
+    return wrap(tr, std::move(future), [](Bytes key) { return Result(KeyResult{std::move(key)}); });
   });
 }
 
@@ -206,7 +206,7 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_range(
     fdb::RangeOptions options = rangeOptions(limit, target_bytes, mode, iteration, reverse);
     auto future =
         snapshot ? t.snapshot().getRange(begin, end, options) : t.getRange(begin, end, options);
-    return wrap(std::move(future), keyValueArray);
+    return wrap(tr, std::move(future), keyValueArray);
   });
 }
 
@@ -224,7 +224,7 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_mapped_range(
     std::string_view mapper = view(mapper_name, mapper_name_length);
     auto future = snapshot ? t.snapshot().getMappedRange(begin, end, mapper, options)
                            : t.getMappedRange(begin, end, mapper, options);
-    return wrap(std::move(future), mappedKeyValueArray);
+    return wrap(tr, std::move(future), mappedKeyValueArray);
   });
 }
 
@@ -261,12 +261,13 @@ RL_C_EXPORT void fdb_transaction_clear_range(FDBTransaction* tr, uint8_t const* 
 RL_C_EXPORT FDBFuture* fdb_transaction_watch(FDBTransaction* tr, uint8_t const* key_name,
                                              int key_name_length) {
   return guarded(tr, [&](fdb::Transaction& t) {
-    return wrap(t.watch(view(key_name, key_name_length)), [] { return Result(); });
+    return wrap(tr, t.watch(view(key_name, key_name_length)), [] { return Result(); });
   });
 }
 
 RL_C_EXPORT FDBFuture* fdb_transaction_commit(FDBTransaction* tr) {
-  return guarded(tr, [](fdb::Transaction& t) { return wrap(t.commit(), [] { return Result(); }); });
+  return guarded(
+      tr, [tr](fdb::Transaction& t) { return wrap(tr, t.commit(), [] { return Result(); }); });
 }
 
 RL_C_EXPORT fdb_error_t fdb_transaction_get_committed_version(FDBTransaction* tr,
@@ -287,29 +288,30 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_tag_throttled_duration(FDBTransaction
 RL_C_EXPORT FDBFuture* fdb_transaction_get_total_cost(FDBTransaction* tr) {
   // An estimate in FoundationDB's spirit: bytes the commit would write plus one unit per
   // read round trip, so it is positive once the transaction has read.
-  return guarded(tr, [](fdb::Transaction& t) {
+  return guarded(tr, [tr](fdb::Transaction& t) {
     int64_t reads =
         t.roundTrips().reads + t.roundTrips().rangeReads + t.roundTrips().mappedRangeReads;
-    return wrap(t.getApproximateSize(), [reads](int64_t bytes) { return Result(bytes + reads); });
+    return wrap(tr, t.getApproximateSize(),
+                [reads](int64_t bytes) { return Result(bytes + reads); });
   });
 }
 
 RL_C_EXPORT FDBFuture* fdb_transaction_get_approximate_size(FDBTransaction* tr) {
-  return guarded(tr, [](fdb::Transaction& t) {
-    return wrap(t.getApproximateSize(), [](int64_t size) { return Result(size); });
+  return guarded(tr, [tr](fdb::Transaction& t) {
+    return wrap(tr, t.getApproximateSize(), [](int64_t size) { return Result(size); });
   });
 }
 
 RL_C_EXPORT FDBFuture* fdb_transaction_get_versionstamp(FDBTransaction* tr) {
-  return guarded(tr, [](fdb::Transaction& t) {
-    return wrap(t.getVersionstamp(),
+  return guarded(tr, [tr](fdb::Transaction& t) {
+    return wrap(tr, t.getVersionstamp(),
                 [](Bytes stamp) { return Result(KeyResult{std::move(stamp)}); });
   });
 }
 
 RL_C_EXPORT FDBFuture* fdb_transaction_on_error(FDBTransaction* tr, fdb_error_t error) {
   return guarded(tr, [&](fdb::Transaction& t) {
-    return wrap(t.onError(fdb::Error(error)), [] { return Result(); });
+    return wrap(tr, t.onError(fdb::Error(error)), [] { return Result(); });
   });
 }
 

@@ -415,6 +415,55 @@ TEST_F(Capi, DestroyingATransactionCancelsItsPendingReads) {
   fdb_future_destroy(f);
 }
 
+// A transaction handle keeps one future cell inline (handles.h): the results of futures
+// must stay readable after their transaction is destroyed, whichever cell they took, and
+// the cell must serve again once its future is gone.
+TEST_F(Capi, FuturesOutliveTheirTransactionWhicheverCellTheyUse) {
+  setAll({{"a", "1"}, {"b", "2"}, {"c", "3"}});
+  FDBTransaction* tr = nullptr;
+  ASSERT_EQ(fdb_database_create_transaction(db_, &tr), 0);
+  std::vector<FDBFuture*> futures;  // the first takes the inline cell, the others the heap
+  for (std::string key : {"a", "b", "c"}) {
+    futures.push_back(fdb_transaction_get(tr, u8(key), len(key), 0));
+  }
+  fdb_future_destroy(futures[1]);
+  fdb_future_destroy(futures[0]);  // frees the inline cell...
+  std::string key = "b";
+  futures[0] = fdb_transaction_get(tr, u8(key), len(key), 0);  // ...which serves again
+  futures[1] = fdb_transaction_get(tr, u8(key), len(key), 0);
+  fdb_transaction_destroy(tr);
+  const char* expected[] = {"2", "2", "3"};
+  for (size_t i = 0; i < futures.size(); ++i) {
+    ASSERT_EQ(wait(futures[i]), 0);
+    fdb_bool_t present = 0;
+    const uint8_t* value = nullptr;
+    int length = 0;
+    ASSERT_EQ(fdb_future_get_value(futures[i], &present, &value, &length), 0);
+    ASSERT_TRUE(present);
+    EXPECT_EQ(str(value, length), expected[i]);
+  }
+  for (FDBFuture* f : futures) fdb_future_destroy(f);
+}
+
+TEST_F(Capi, AFutureAndItsTransactionMayBeDestroyedFromTwoThreadsAtOnce) {
+  setAll({{"k", "v"}});
+  std::string key = "k";
+  for (int i = 0; i < 200; ++i) {
+    FDBTransaction* tr = nullptr;
+    ASSERT_EQ(fdb_database_create_transaction(db_, &tr), 0);
+    FDBFuture* f = fdb_transaction_get(tr, u8(key), len(key), 0);
+    std::atomic<bool> go{false};
+    std::thread other([&] {
+      while (!go.load()) {
+      }
+      fdb_future_destroy(f);
+    });
+    go.store(true);
+    fdb_transaction_destroy(tr);
+    other.join();
+  }
+}
+
 TEST_F(Capi, ReleasedMemoryCannotBeReadAgain) {
   setAll({{"k", "v"}});
   FDBTransaction* tr = transaction();
