@@ -16,7 +16,6 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -53,7 +52,7 @@ class FutureState {
       ready_.store(true, std::memory_order_release);
       callbacks.swap(callbacks_);
     }
-    ready_cv_.notify_all();
+    ready_.notify_all();
     for (auto& callback : callbacks) callback();
   }
 
@@ -67,10 +66,9 @@ class FutureState {
 
   // Once ready, the outcome never changes, so readers past this point take no lock.
   const std::variant<NotReady, Stored, Error>& wait() const {
-    if (!ready_.load(std::memory_order_acquire)) {
-      std::unique_lock lock(mutex_);
-      ready_cv_.wait(lock, [&] { return ready_.load(std::memory_order_relaxed); });
-    }
+    // Waiters sleep on the flag itself (C++20 atomic wait): no condition variable to build
+    // and tear down with every future, most of which are born ready.
+    if (!ready_.load(std::memory_order_acquire)) ready_.wait(false, std::memory_order_acquire);
     return outcome_;
   }
 
@@ -103,7 +101,6 @@ class FutureState {
 
  private:
   mutable std::mutex mutex_;
-  mutable std::condition_variable ready_cv_;
   std::atomic<bool> ready_{false};  // set (release) after outcome_ is written
   std::variant<NotReady, Stored, Error> outcome_;
   std::vector<std::function<void()>> callbacks_;
