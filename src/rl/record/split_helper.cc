@@ -467,7 +467,8 @@ bool KeyValueUnsplitter::appendToRecord(int64_t index, std::string_view key,
     throw RecordCoreStorageException("Unsplit value followed by split, for " +
                                      fdb::printable(primaryKey_.pack()));
   }
-  if (lastIndex_ - 1 == kStartSplitRecordSuffix) {
+  if (lastIndex_ - 1 == kStartSplitRecordSuffix || index == kRecordVersionSuffix) {
+    // The record's first chunk should come next (or already have come, before the version).
     throw FoundSplitWithoutStartException(
         fmt::format("Found split record without start: index {} where 1 belongs, for {}", index,
                     fdb::printable(primaryKey_.pack())));
