@@ -1,0 +1,108 @@
+// rl::KeyValueCursor — the key-values of a range of a subspace, as a RecordCursor: the base
+// of record and index scans.
+//
+// The range is a TupleRange (or packed endpoints) under the subspace; ScanProperties give
+// direction, skip (done by the key selectors), the returned-row limit (passed to the range
+// reads), out-of-band limits (CursorLimitManager, with one free initial pass), isolation and
+// streaming mode. Continuations are the last key read minus the common prefix of the packed
+// range ends, serialized as the Java Record Layer's KeyValueCursorContinuation (or raw); a
+// cursor built with one in a new transaction returns exactly the key-values after that key,
+// forward or reverse.
+//
+//   rl::ExecuteProperties execute;
+//   execute.returnedRowLimit = 10;
+//   rl::KeyValueCursor cursor(context, records, rl::TupleRange::all(),
+//   rl::ScanProperties(execute)); for (auto r = cursor.next(); r.hasValue(); r = cursor.next())
+//   copy(r.value().key); std::optional<fdb::Bytes> resume = cursor.next().continuation().toBytes();
+//   // later, in another transaction:
+//   rl::KeyValueCursor rest(context2, records, rl::TupleRange::all(), rl::ScanProperties(execute),
+//                           resume);
+//
+// Speed: rows come from range reads in batches; the next batch is requested as soon as the
+// current one arrives (while it is being consumed), and values are views into the batch,
+// not copies. A value (its key and value views) stays valid until the next call to next().
+// Serializable scans may therefore add read conflict ranges up to one batch beyond the last
+// row returned, as FoundationDB's own iterators do.
+//
+// Thread-safety: one thread at a time; the cursor must not outlive its RecordContext.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "fdb/key_selector.h"
+#include "fdb/subspace.h"
+#include "fdb/types.h"
+#include "rl/cursor.h"
+#include "rl/cursor_limit_manager.h"
+#include "rl/execute_properties.h"
+#include "rl/record_context.h"
+#include "rl/tuple_range.h"
+
+namespace rl {
+
+// A range given by packed keys (each defaulting to the subspace's prefix) and endpoint types.
+struct KeyEndpoints {
+  std::optional<fdb::Bytes> low;
+  std::optional<fdb::Bytes> high;
+  EndpointType lowEndpoint = EndpointType::kTreeStart;
+  EndpointType highEndpoint = EndpointType::kTreeEnd;
+
+  static KeyEndpoints of(const fdb::Subspace& subspace, const TupleRange& range);
+};
+
+class KeyValueCursor : public RecordCursor<fdb::KeyValueRef> {
+ public:
+  // `continuation`: bytes a cursor over the same subspace and range handed out (wrapped or
+  // raw), or nullopt to start at the beginning (the end, for reverse scans).
+  KeyValueCursor(RecordContext& context, const fdb::Subspace& subspace, const TupleRange& range,
+                 const ScanProperties& properties,
+                 const std::optional<fdb::Bytes>& continuation = std::nullopt,
+                 ContinuationFormat format = ContinuationFormat::kWrapped);
+  KeyValueCursor(RecordContext& context, const fdb::Subspace& subspace,
+                 const KeyEndpoints& endpoints, const ScanProperties& properties,
+                 const std::optional<fdb::Bytes>& continuation = std::nullopt,
+                 ContinuationFormat format = ContinuationFormat::kWrapped);
+
+  CursorResult<fdb::KeyValueRef> next() override;
+
+  // How many leading bytes every key of the range shares (and continuations leave out).
+  size_t prefixLength() const { return prefixLength_; }
+  // The byte range read, after endpoints and continuation (before skip).
+  const fdb::KeyRange& byteRange() const { return byteRange_; }
+  // Range reads issued so far (the first one is issued at construction).
+  int batchesRequested() const { return batchesRequested_; }
+
+ private:
+  void requestBatch();
+  // The next row of the current or next batch, or nullptr when the reads are done.
+  const fdb::KeyValueRef* nextRow();
+  Continuation continuationHere() const;
+
+  RecordContext* context_;
+  ContinuationFormat format_;
+  size_t prefixLength_ = 0;
+  fdb::KeyRange byteRange_;
+  bool reverse_ = false;
+  bool snapshot_ = false;
+  fdb::StreamingMode mode_ = fdb::StreamingMode::kIterator;
+  int rowLimit_ = 0;       // 0: none
+  int rowsLeftToAsk_ = 0;  // with a row limit: rows the remaining reads may return
+  int valuesSeen_ = 0;
+  fdb::KeySelector begin_;
+  fdb::KeySelector end_;
+  int iteration_ = 1;
+  int batchesRequested_ = 0;
+  CursorLimitManager limits_;
+
+  std::optional<fdb::Future<fdb::RangeResult>> pending_;
+  fdb::RangeResult batch_;
+  size_t batchIndex_ = 0;
+
+  // The last key's suffix after the prefix (or the resumed-from one); nullopt at the start.
+  std::optional<fdb::Bytes> lastSuffix_;
+  std::optional<CursorResult<fdb::KeyValueRef>> stopped_;
+};
+
+}  // namespace rl

@@ -1,0 +1,216 @@
+// Split records: how a record's bytes are laid out under the records subspace (spec §2.3).
+//
+// A record of primary key pk lives under (pk): unsplit at (pk, 0); longer than 100,000
+// bytes, in chunks of 100,000 bytes at (pk, 1), (pk, 2), ...; its version, if stored
+// inline, at (pk, -1) (which sorts first). Legacy stores keep an unsplit record at (pk)
+// itself. saveWithSplit / loadWithSplit / deleteSplit write, read and clear one record;
+// KeyValueUnsplitter turns a scan of key-values back into records, forward or reverse.
+// The metadata store uses the same helper with its defaults (split on, no version).
+//
+//   rl::saveWithSplit(context, records, fdb::Tuple{42}, bytes, rl::RecordVersion::incomplete(
+//                     context.claimLocalVersion()));
+//   std::optional<rl::RawRecord> back = rl::loadWithSplit(context, records, fdb::Tuple{42});
+//
+// Errors: RecordCoreArgumentException for what the layout cannot hold (a long record with
+// splitting off, an inline version in the legacy layout); on load, FoundSplitOutOfOrderException
+// (chunks not consecutive), FoundSplitWithoutStartException (chunks or a version without the
+// first chunk), RecordCoreStorageException for other malformed layouts.
+// Thread-safety: functions of a RecordContext (one thread at a time).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "fdb/subspace.h"
+#include "fdb/tuple.h"
+#include "fdb/types.h"
+#include "rl/cursor.h"
+#include "rl/cursor_limit_manager.h"
+#include "rl/execute_properties.h"
+#include "rl/key_value_cursor.h"
+#include "rl/record_context.h"
+#include "rl/record_version.h"
+
+namespace rl {
+
+inline constexpr size_t kSplitRecordSize = 100'000;
+inline constexpr int64_t kUnsplitRecordSuffix = 0;
+inline constexpr int64_t kStartSplitRecordSuffix = 1;
+inline constexpr int64_t kRecordVersionSuffix = -1;
+// The stored size of an inline version's value: 0x33 + 12 bytes.
+inline constexpr int kInlineVersionValueSize = 1 + static_cast<int>(RecordVersion::kVersionLength);
+
+// What one record occupies: keys, their bytes, its values' bytes, and its layout.
+struct SizeInfo {
+  int keyCount = 0;
+  int keySize = 0;
+  int valueSize = 0;
+  bool isSplit = false;
+  bool isVersionedInline = false;
+
+  // Starts over with one key-value.
+  void set(std::string_view key, std::string_view value);
+  void add(std::string_view key, std::string_view value);
+  // Adds an inline version key (value counted as 13 bytes).
+  void addVersion(std::string_view key);
+  void reset() { *this = SizeInfo{}; }
+  friend bool operator==(const SizeInfo&, const SizeInfo&) = default;
+};
+
+// A record as stored: primary key, the (joined) bytes, its inline version and sizes.
+struct RawRecord {
+  fdb::Tuple primaryKey;
+  fdb::Bytes rawRecord;
+  std::optional<RecordVersion> version;
+  SizeInfo sizes;
+};
+
+struct SplitSaveOptions {
+  // Store records over 100,000 bytes in chunks (else they are refused).
+  bool splitLongRecords = true;
+  // Legacy layout: an unsplit record at (pk) with no suffix (only with !splitLongRecords).
+  bool omitUnsplitSuffix = false;
+  // Clear only what `previousSizeInfo` says the replaced record occupied (nullptr: there was
+  // no record). Otherwise everything under (pk) is cleared.
+  bool clearBasedOnPreviousSizeInfo = false;
+  const SizeInfo* previousSizeInfo = nullptr;
+  // With clearBasedOnPreviousSizeInfo: clear key by key (one write conflict range for the
+  // whole record), which single-key-optimised storage engines prefer.
+  bool unrollSingleRecordDeletes = false;
+};
+
+// Writes `serialized` as the record `primaryKey` under `subspace`, replacing what was there,
+// and its inline version (complete: set; incomplete: held in the context's version-mutation
+// cache until commit, and answered from its local-version cache until then). `sizeInfo`, if
+// given, receives what the record occupies.
+void saveWithSplit(RecordContext& context, const fdb::Subspace& subspace,
+                   const fdb::Tuple& primaryKey, std::string_view serialized,
+                   const std::optional<RecordVersion>& version = std::nullopt,
+                   const SplitSaveOptions& options = {}, SizeInfo* sizeInfo = nullptr);
+
+// Clears the record `primaryKey` (and a pending version of it).
+void deleteSplit(RecordContext& context, const fdb::Subspace& subspace,
+                 const fdb::Tuple& primaryKey, const SplitSaveOptions& options = {});
+
+struct SplitLoadOptions {
+  bool splitLongRecords = true;
+  // Legacy layout: the record at (pk) with no suffix (only with !splitLongRecords).
+  bool missingUnsplitRecordSuffix = false;
+  IsolationLevel isolation = IsolationLevel::kSerializable;
+};
+
+// A started load of one record: the read is issued when the load is created, so several
+// loads can be in flight at once (mapPipelined); get() waits and assembles the record.
+class PendingRecordLoad {
+ public:
+  PendingRecordLoad(RecordContext& context, const fdb::Subspace& subspace,
+                    const fdb::Tuple& primaryKey, const SplitLoadOptions& options);
+  // The record, or nullopt when there is none. Throws the errors listed above. Call once.
+  std::optional<RawRecord> get();
+  bool isReady() const;
+
+ private:
+  RecordContext* context_;
+  fdb::Tuple primaryKey_;
+  fdb::Subspace recordSubspace_;
+  fdb::Bytes legacyKey_;
+  SplitLoadOptions options_;
+  std::optional<uint16_t> pendingLocalVersion_;
+  std::optional<fdb::Future<std::optional<fdb::Bytes>>> legacyRead_;
+  std::optional<fdb::Future<fdb::RangeResult>> rangeRead_;
+};
+
+inline PendingRecordLoad startLoadWithSplit(RecordContext& context, const fdb::Subspace& subspace,
+                                            const fdb::Tuple& primaryKey,
+                                            const SplitLoadOptions& options = {}) {
+  return PendingRecordLoad(context, subspace, primaryKey, options);
+}
+
+// Loads the record `primaryKey`; nullopt when there is none. `sizeInfo`, if given, receives
+// what it occupies.
+std::optional<RawRecord> loadWithSplit(RecordContext& context, const fdb::Subspace& subspace,
+                                       const fdb::Tuple& primaryKey,
+                                       const SplitLoadOptions& options = {},
+                                       SizeInfo* sizeInfo = nullptr);
+
+// Assembles the key-values of a scan of the records subspace into records: every run of
+// keys sharing (pk) becomes one RawRecord. Forward, a version key comes first and chunks are
+// appended; reverse, chunks are prepended and the version key, met last, ends the record.
+// Records are never cut: out-of-band limits (this cursor's own CursorLimitManager; give the
+// inner cursor none) stop the scan only between records, so a record may exceed them. Each
+// record's continuation is that of its last key-value.
+class KeyValueUnsplitter : public RecordCursor<RawRecord> {
+ public:
+  // `oldVersionFormat`: versions live elsewhere ((8, pk)); an inline version key is an error.
+  KeyValueUnsplitter(RecordContext& context, const fdb::Subspace& subspace,
+                     CursorPtr<fdb::KeyValueRef> inner, bool oldVersionFormat, bool reverse,
+                     CursorLimitManager limits);
+
+  CursorResult<RawRecord> next() override;
+
+ private:
+  struct KeyValueWithContinuation {
+    fdb::KeyValue keyValue;
+    Continuation continuation;
+  };
+  // Appends one key-value; true when it belongs to the next record (kept as pending).
+  bool appendKeyValue(std::string_view key, std::string_view value,
+                      const Continuation& continuation);
+  void startRecord(std::string_view key, std::string_view value);
+  bool appendToRecord(int64_t index, std::string_view key, std::string_view value);
+  // Checks the record in progress is whole at its end and builds it.
+  RawRecord finishRecord();
+
+  RecordContext* context_;
+  fdb::Subspace subspace_;
+  CursorPtr<fdb::KeyValueRef> inner_;
+  bool oldVersionFormat_;
+  bool reverse_;
+  CursorLimitManager limits_;
+
+  // The record being assembled.
+  bool inRecord_ = false;
+  fdb::Tuple primaryKey_;
+  fdb::Bytes prefix_;  // subspace + packed pk
+  int64_t lastIndex_ = 0;
+  bool hasData_ = false;
+  std::vector<fdb::Bytes> chunks_;  // in key order
+  std::optional<RecordVersion> version_;
+  SizeInfo sizes_;
+  bool complete_ = false;
+  fdb::Bytes previousPrefix_;  // the prefix of the last record returned
+
+  std::optional<KeyValueWithContinuation> pending_;
+  bool innerExhausted_ = false;
+  Continuation continuation_ = Continuation::start();
+  std::optional<CursorResult<RawRecord>> stopped_;
+};
+
+// A cursor of records over `range` of the records subspace, as the record store scans:
+// split-aware (unsplitter enforcing the limits, then skip and row limit over records) or, for
+// the legacy unsuffixed layout, one record per key-value.
+struct RecordScanLayout {
+  bool splitLongRecords = true;
+  bool omitUnsplitSuffix = false;
+  bool oldVersionFormat = false;
+};
+CursorPtr<RawRecord> scanRawRecords(RecordContext& context, const fdb::Subspace& subspace,
+                                    const TupleRange& range, const ScanProperties& properties,
+                                    const std::optional<fdb::Bytes>& continuation = std::nullopt,
+                                    const RecordScanLayout& layout = {});
+
+// --- Versions in the old format, at (8, pk) of the store: the raw 12 bytes ---
+// Writes `version` at `versionSubspace`(pk): complete with set, incomplete held back until
+// commit (SET_VERSIONSTAMPED_VALUE with offset 0) and cached locally.
+void saveOldFormatVersion(RecordContext& context, const fdb::Subspace& versionSubspace,
+                          const fdb::Tuple& primaryKey, const RecordVersion& version);
+std::optional<RecordVersion> loadOldFormatVersion(
+    RecordContext& context, const fdb::Subspace& versionSubspace, const fdb::Tuple& primaryKey,
+    IsolationLevel isolation = IsolationLevel::kSerializable);
+void deleteOldFormatVersion(RecordContext& context, const fdb::Subspace& versionSubspace,
+                            const fdb::Tuple& primaryKey);
+
+}  // namespace rl
