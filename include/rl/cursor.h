@@ -16,7 +16,7 @@
 // Combinators (below): map, filter, mapPipelined (keeps up to N pending loads in flight, as
 // the Java Record Layer's pipelined operations do), skipThenLimit, and asList.
 //
-// Format of the continuations a cursor hands out: docs/record-layer-format.md ("Cursor
+// Format of the continuations a cursor hands out: docs/format.md ("Cursor
 // continuations"); spec §7.
 // Thread-safety: a cursor is used by one thread at a time.
 #pragma once

@@ -13,7 +13,7 @@
 //   rl::RecordVersion done = v.withCommittedVersion(*context.committedVersionstamp());
 //   fdb::Bytes stored = done.toInlineValue();   // 0x33 + 12 bytes, at (1, pk, -1)
 //
-// Format: docs/record-layer-format.md ("Record versions"); spec §3.
+// Format: docs/format.md ("Record versions"); spec §3.
 // Thread-safety: a value; const access from many threads is safe.
 #pragma once
 
