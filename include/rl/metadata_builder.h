@@ -1,0 +1,131 @@
+// rl::RecordMetaDataBuilder — assembles a RecordMetaData from a schema file, then lets
+// code change what the file's options do not say: primary keys, record type keys, more
+// indexes, the schema-wide options, the version.
+//
+// From the file (spec §9.1): the union message is the one whose
+// (com.apple.foundationdb.record.record).usage is UNION, else the one named
+// RecordTypeUnion; each distinct message type of its fields is a record type; a field
+// option primary_key = true makes that field the type's primary key; a field option
+// index = {...} adds an index named "<Type>$<field>"; the file options split_long_records
+// and store_record_versions set the schema-wide options. Each index added without a
+// version raises the metadata version by one and takes it as its version.
+//
+//   rl::RecordMetaDataBuilder builder(Order::descriptor()->file());
+//   builder.recordType("Order").setPrimaryKey(rl::concat(rl::recordType(), rl::field("id")));
+//   builder.addIndex("Order", rl::Index("by_customer", rl::field("customer").nest("id")));
+//   rl::RecordMetaData metaData = builder.build();
+//
+// Errors are rl::MetaDataException: at construction for a schema without a union, a
+// union field that is repeated or not a message, a RECORD message missing from the union;
+// in build() for a record type without a primary key, a primary key that fans out, an
+// expression naming a field its type does not have; in addIndex for a duplicate name.
+// Thread-safety: none; build from one thread.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rl/index.h"
+#include "rl/key_expression.h"
+#include "rl/metadata.h"
+
+namespace google::protobuf {
+class Descriptor;
+class FieldDescriptor;
+class FileDescriptor;
+}  // namespace google::protobuf
+
+namespace rl {
+
+// A record type while its metadata is being built.
+class RecordTypeBuilder {
+ public:
+  const std::string& name() const { return name_; }
+  const google::protobuf::Descriptor& descriptor() const { return *descriptor_; }
+  const std::optional<KeyExpression>& primaryKey() const { return primaryKey_; }
+  RecordTypeBuilder& setPrimaryKey(KeyExpression primaryKey);
+  // An explicit record type key (what recordType() yields) in place of the union field
+  // number.
+  RecordTypeBuilder& setRecordTypeKey(const KeyExpressionValueProto& key);
+  RecordTypeBuilder& setSinceVersion(int version);
+
+ private:
+  friend class RecordMetaDataBuilder;
+  std::string name_;
+  const google::protobuf::Descriptor* descriptor_ = nullptr;
+  const google::protobuf::FieldDescriptor* unionField_ = nullptr;
+  std::optional<KeyExpression> primaryKey_;
+  std::optional<KeyExpressionValueProto> explicitKey_;
+  std::optional<int> sinceVersion_;
+  std::vector<std::string> indexNames_;
+  std::vector<std::string> multiTypeIndexNames_;
+};
+
+class RecordMetaDataBuilder {
+ public:
+  // Reads the union and record types from `records`, and, when `processExtensionOptions`,
+  // the primary keys, indexes and schema options its options declare. `descriptorOwner`
+  // keeps a run-time descriptor pool alive for as long as the metadata lives.
+  explicit RecordMetaDataBuilder(const google::protobuf::FileDescriptor* records,
+                                 bool processExtensionOptions = true,
+                                 std::shared_ptr<const void> descriptorOwner = nullptr);
+  // From the serialized form (see RecordMetaData::fromProto), to change and build again.
+  static RecordMetaDataBuilder fromProto(const MetaDataProto& proto);
+
+  // Throws MetaDataException when there is no such record type.
+  RecordTypeBuilder& recordType(std::string_view name);
+  const std::map<std::string, RecordTypeBuilder, std::less<>>& recordTypes() const {
+    return recordTypes_;
+  }
+
+  // An index on one record type. Throws MetaDataException for an unknown type or an index
+  // name already in use.
+  void addIndex(std::string_view recordType, Index index);
+  // An index on several record types (all of them when `recordTypes` is empty).
+  void addMultiTypeIndex(const std::vector<std::string>& recordTypes, Index index);
+  // An index on every record type.
+  void addUniversalIndex(Index index);
+  // Removes an index, leaving a FormerIndex; raises the version.
+  void removeIndex(std::string_view name);
+  void addFormerIndex(FormerIndex formerIndex);
+  bool hasIndex(std::string_view name) const;
+
+  // New indexes get subspace keys 1, 2, 3, ... (integers) instead of their names.
+  // Throws MetaDataException once any index exists.
+  void enableCounterBasedSubspaceKeys();
+
+  // Changing either raises the version.
+  void setSplitLongRecords(bool split);
+  void setStoreRecordVersions(bool store);
+  void setVersion(int version) { version_ = version; }
+  int version() const { return version_; }
+
+  // Validates and freezes. Throws MetaDataException.
+  RecordMetaData build() const;
+
+ private:
+  RecordMetaDataBuilder() = default;
+  void addIndexCommon(Index& index);
+  void processFieldOptions(RecordTypeBuilder& recordType);
+
+  std::shared_ptr<const void> descriptorOwner_;
+  const google::protobuf::FileDescriptor* records_ = nullptr;
+  const google::protobuf::Descriptor* union_ = nullptr;
+  std::map<std::string, RecordTypeBuilder, std::less<>> recordTypes_;
+  std::vector<std::string> recordTypeOrder_;  // union field order
+  std::vector<Index> indexes_;                // in the order added
+  std::vector<std::string> universalIndexNames_;
+  std::vector<FormerIndex> formerIndexes_;
+  int version_ = 0;
+  bool splitLongRecords_ = false;
+  bool storeRecordVersions_ = false;
+  bool usesSubspaceKeyCounter_ = false;
+  int64_t subspaceKeyCounter_ = 0;
+  std::optional<KeyExpression> recordCountKey_;
+};
+
+}  // namespace rl
