@@ -2,7 +2,7 @@
 # config (find_package(RecordLayer)) under the prefix.
 include(CMakePackageConfigHelpers)
 
-install(TARGETS rl_fdb EXPORT RecordLayerTargets
+install(TARGETS rl_fdb rl_record EXPORT RecordLayerTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS rl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -13,6 +13,17 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INC
 # -I<prefix>/include/recordlayer and #include <foundationdb/fdb_c.h>.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/foundationdb
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/recordlayer)
+
+# The Record Layer's public headers include its generated protobuf headers
+# ("record_metadata.pb.h"); they and the .proto files they come from (which user schemas
+# import, e.g. `import "record_metadata_options.proto";` with -I<prefix>/include/recordlayer/proto)
+# go to <prefix>/include/recordlayer/proto, on rl_record's include path.
+install(DIRECTORY ${PROJECT_BINARY_DIR}/generated/rl/
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/recordlayer/proto
+        FILES_MATCHING PATTERN "*.pb.h")
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/rl/proto/
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/recordlayer/proto
+        FILES_MATCHING PATTERN "*.proto")
 
 set(RL_CONFIG_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/RecordLayer)
 install(EXPORT RecordLayerTargets NAMESPACE RecordLayer:: DESTINATION ${RL_CONFIG_DIR})
