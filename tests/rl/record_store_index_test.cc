@@ -136,6 +136,21 @@ TEST_F(RecordStoreIndexTest, StatesDecideMaintenanceAndScans) {
   });
 }
 
+TEST_F(RecordStoreIndexTest, SavingReadsTheOldRecordOnceAndChecksUniquenessOnce) {
+  withStore([&](RecordStore& store) { store.saveRecord(makeOrder(1, "a", 10, "a@x")); });
+  withStore([&](RecordStore& store) {
+    const fdb::RoundTrips before = store.roundTrips();
+    store.saveRecord(makeOrder(1, "b", 20, "b@x"));  // every indexed field changes
+    const fdb::RoundTrips after = store.roundTrips();
+    // One range read for the old record, one for the new email's uniqueness; no point reads.
+    EXPECT_EQ(after.rangeReads - before.rangeReads, 2);
+    EXPECT_EQ(after.reads - before.reads, 0);
+    EXPECT_EQ(store.counters().uniquenessChecks, 1);
+    EXPECT_EQ(store.counters().indexEntriesCleared, 3);
+    EXPECT_EQ(store.counters().indexEntriesWritten, 3);
+  });
+}
+
 TEST_F(RecordStoreIndexTest, IndexEntriesOverTheKeySizeLimitAreRefused) {
   RecordStoreOptions options;
   options.indexKeySizeLimit = 100;
