@@ -1,0 +1,351 @@
+// rl::RecordStore — typed protobuf records and their VALUE indexes in one key range of the
+// database, laid out byte for byte as the Java Record Layer lays them out (spec
+// record-layer-format §1-§4, docs/record-layer-format.md).
+//
+// A store lives at a StoreLocation (its prefix P) and is opened in a RecordContext with a
+// RecordMetaData. Opening reads the store header DataStoreInfo at P+(0) (creating it for a
+// new store), the index states at P+(5, name), and applies the open-time upgrade rules:
+// the format version only goes up (default 7, at most 15), the metadata version only goes
+// up, new indexes are built at once on stores of at most 200 records (else DISABLED), and
+// the data of removed indexes is cleared.
+//
+//   rl::RecordMetaData metaData = rl::RecordMetaData::build(Order::descriptor()->file());
+//   rl::runInContext(db, [&](rl::RecordContext& context) {
+//     rl::RecordStore store = rl::RecordStore::open(context, location, metaData);
+//     store.saveRecord(order);                                    // insert or update
+//     std::optional<rl::TypedRecord<Order>> back = store.loadRecord<Order>(fdb::Tuple{42});
+//     auto cursor = store.scanIndex("Order$price", rl::TupleRange::all(), std::nullopt, {});
+//   });
+//
+// Records are stored as the schema's union message with exactly one field set, split in
+// 100,000-byte chunks when the metadata says split_long_records, with their versions
+// inline at (1, pk, -1) (format 6 and later) or at (8, pk) (older formats). Records written
+// compressed by the Java serializer are read; they are written compressed only when
+// RecordStoreOptions::serializer asks for it.
+//
+// Thread-safety: a store is used by one thread at a time, as its RecordContext. A store and
+// the cursors it hands out must not outlive the context.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "fdb/subspace.h"
+#include "fdb/tuple.h"
+#include "fdb/types.h"
+#include "record_metadata.pb.h"
+#include "rl/cursor.h"
+#include "rl/execute_properties.h"
+#include "rl/metadata.h"
+#include "rl/record_context.h"
+#include "rl/record_store_exception.h"
+#include "rl/record_version.h"
+#include "rl/store_location.h"
+#include "rl/tuple_range.h"
+
+namespace google::protobuf {
+class Message;
+class MessageFactory;
+}  // namespace google::protobuf
+
+namespace rl {
+
+using DataStoreInfo = ::com::apple::foundationdb::record::DataStoreInfo;
+
+// --- Format versions (spec §1.5) ---
+inline constexpr int kInfoAddedFormatVersion = 1;
+inline constexpr int kSaveUnsplitWithSuffixFormatVersion = 5;
+inline constexpr int kSaveVersionWithRecordFormatVersion = 6;
+inline constexpr int kCacheableStateFormatVersion = 7;
+inline constexpr int kReadableUniquePendingFormatVersion = 9;
+inline constexpr int kMinFormatVersion = kInfoAddedFormatVersion;
+inline constexpr int kMaxFormatVersion = 15;
+inline constexpr int kDefaultFormatVersion = kCacheableStateFormatVersion;
+
+// Default limits on index entries (FDBRecordStore.KEY_SIZE_LIMIT / VALUE_SIZE_LIMIT).
+inline constexpr size_t kIndexKeySizeLimit = 10'000;
+inline constexpr size_t kIndexValueSizeLimit = 100'000;
+// Stores with at most this many records build new indexes while opening.
+inline constexpr int64_t kMaxRecordsForRebuild = 200;
+
+// The state of an index in one store, kept at P+(5, name) as Tuple(code); READABLE is the
+// absent key (spec §9.3).
+enum class IndexState : int {
+  kReadable = 0,               // maintained and scannable
+  kWriteOnly = 1,              // maintained, not scannable
+  kDisabled = 2,               // neither
+  kReadableUniquePending = 3,  // scannable, uniqueness violations outstanding
+  kWriteOnlyWithQueue = 4,     // writes queued for an indexer (not supported here)
+};
+std::string_view indexStateName(IndexState state);  // "READABLE", "WRITE_ONLY", ...
+constexpr bool isScannable(IndexState state) {
+  return state == IndexState::kReadable || state == IndexState::kReadableUniquePending;
+}
+
+// What opening checks about the store's existence (spec §1.2).
+enum class StoreExistenceCheck {
+  // No header but keys in the store: RecordStoreNoInfoAndNotEmptyException. (The default.)
+  kErrorIfNoInfoAndNotEmpty,
+  // As above, but keys only in the index state, range and build spaces (5, 6, 9) are allowed.
+  kErrorIfNoInfoAndHasRecordsOrIndexes,
+  kErrorIfExists,     // a header: RecordStoreAlreadyExistsException
+  kErrorIfNotExists,  // no header: RecordStoreDoesNotExistException
+  kNone,              // open whatever is there (a headerless non-empty store is logged only)
+};
+
+// What saveRecord requires of the record already stored under the primary key.
+enum class SaveMode {
+  kInsert,  // none: RecordAlreadyExistsException otherwise
+  kUpdate,  // one of the same type: RecordDoesNotExistException / RecordTypeChangedException
+  kInsertOrUpdate,  // either
+};
+
+// Which version a save stores with the record (spec §3).
+enum class VersionstampSaveBehavior {
+  kDefault,      // the given version, else a new incomplete one if the metadata stores versions
+  kNoVersion,    // none
+  kWithVersion,  // the given version, else a new incomplete one even if versions are off
+  kIfPresent,    // only the given version
+};
+
+// A hook on the store's user version and on the state of indexes new to a store.
+struct UserVersionChecker {
+  // The user version to store, given the stored one (-1 for a new store). Returning a
+  // smaller one than the stored one fails the open (RecordStoreStaleUserVersionException).
+  std::function<int(int storedUserVersion, int storedMetaDataVersion, const RecordMetaData&)>
+      checkUserVersion;
+  // The state of an index added since the store's metadata version, given how many records
+  // the store holds (counted up to kMaxRecordsForRebuild + 1) and whether every type it
+  // covers is newer than the store's metadata. READABLE builds it while opening. Unset:
+  // disabledIfTooManyRecordsForRebuild.
+  std::function<IndexState(const Index&, int64_t recordCount, bool indexOnNewRecordTypes)>
+      needRebuildIndex;
+};
+// READABLE when the index only covers new record types or the store has at most 200
+// records, else DISABLED (the Java default) / WRITE_ONLY.
+IndexState disabledIfTooManyRecordsForRebuild(int64_t recordCount, bool indexOnNewRecordTypes);
+IndexState writeOnlyIfTooManyRecordsForRebuild(int64_t recordCount, bool indexOnNewRecordTypes);
+
+struct RecordStoreOptions {
+  // The format version to upgrade to (never down). 1..15; default 7 as in Java.
+  int formatVersion = kDefaultFormatVersion;
+  StoreExistenceCheck existenceCheck = StoreExistenceCheck::kErrorIfNoInfoAndNotEmpty;
+  UserVersionChecker userVersionChecker;
+  // The header's `cacheable` flag (format 7 and later) for new stores, and for existing
+  // ones too when updateCacheabilityOfExistingStores.
+  bool stateCacheable = false;
+  bool updateCacheabilityOfExistingStores = false;
+  // Write records compressed (spec §2.2). Reading recognises every form regardless.
+  bool compressRecords = false;
+  int compressionLevel = 9;
+  // Makes the messages of loaded records. Unset: the generated factory for compiled
+  // schemas, else one DynamicMessageFactory per store (pass LoadedSchema::messageFactory to
+  // share one across stores of a run-time schema).
+  std::shared_ptr<google::protobuf::MessageFactory> messageFactory;
+  // Where the store logs what it does at open and on notable events (nothing if unset).
+  std::function<void(std::string_view)> logger;
+  // Milliseconds since the epoch for the header's lastUpdateTime (system clock if unset).
+  std::function<uint64_t()> clock;
+  size_t indexKeySizeLimit = kIndexKeySizeLimit;
+  size_t indexValueSizeLimit = kIndexValueSizeLimit;
+};
+
+// What a store has done since it was opened.
+struct RecordStoreCounters {
+  int64_t recordsSaved = 0;
+  int64_t recordsLoaded = 0;  // by loadRecord and scans
+  int64_t recordsDeleted = 0;
+  int64_t keysRead = 0;  // record and index key-values read
+  int64_t bytesRead = 0;
+  int64_t keysWritten = 0;  // record and index key-values set
+  int64_t bytesWritten = 0;
+  int64_t indexEntriesWritten = 0;
+  int64_t indexEntriesCleared = 0;
+  int64_t uniquenessChecks = 0;
+};
+
+// How a stored record occupies the database.
+struct RecordSize {
+  int keyCount = 0;
+  int keySize = 0;
+  int valueSize = 0;
+  bool isSplit = false;
+  bool isVersionedInline = false;
+};
+
+// A record as the store knows it, without its message: primary key, type, version, size.
+struct StoredRecord {
+  fdb::Tuple primaryKey;
+  const RecordType* recordType = nullptr;
+  std::optional<RecordVersion> version;
+  RecordSize size;
+};
+
+// A loaded record with its message (a generated message for compiled schemas, a
+// DynamicMessage for run-time ones).
+struct LoadedRecord : StoredRecord {
+  std::unique_ptr<google::protobuf::Message> record;
+};
+
+// A loaded record as the generated message type M.
+template <typename M>
+struct TypedRecord : StoredRecord {
+  M record;
+};
+
+// One entry of an index scan.
+struct IndexEntry {
+  fdb::Tuple key;         // the whole entry key: index columns, then the trimmed primary key
+  fdb::Tuple value;       // the entry's value columns (empty for a plain VALUE index)
+  fdb::Tuple primaryKey;  // the record's primary key, rebuilt from `key`
+};
+
+// What an index fetch (SCAN_AND_FETCH / USE_REMOTE_FETCH, src/rl/index/) needs to know
+// about a store to resolve an index's entries to records.
+struct IndexScanFacts {
+  const Index* index = nullptr;
+  fdb::Bytes storePrefix;                     // P
+  fdb::Subspace recordsSubspace;              // P+(1)
+  fdb::Subspace indexSubspace;                // P+(2, sk)
+  fdb::Subspace legacyVersionSubspace;        // P+(8), when oldVersionFormat
+  std::vector<int> entryPrimaryKeyPositions;  // index::entryPrimaryKeyPositions
+  int columnSize = 0;                         // the index key's columns
+  int commonPrimaryKeyLength = -1;            // over the index's record types; -1: none
+  bool splitLongRecords = false;
+  bool omitUnsplitRecordSuffix = false;
+  bool oldVersionFormat = false;
+};
+
+class RecordStore {
+ public:
+  // Opens (or creates) the store at `location`. Throws the exceptions of
+  // record_store_exception.h for the existence check, unsupported or stale versions;
+  // options.formatVersion outside 1..15 is UnsupportedFormatVersionException too.
+  static RecordStore open(RecordContext& context, const StoreLocation& location,
+                          RecordMetaData metaData, RecordStoreOptions options = {});
+  // open() with kErrorIfExists / kErrorIfNotExists.
+  static RecordStore create(RecordContext& context, const StoreLocation& location,
+                            RecordMetaData metaData, RecordStoreOptions options = {});
+  static RecordStore openExisting(RecordContext& context, const StoreLocation& location,
+                                  RecordMetaData metaData, RecordStoreOptions options = {});
+
+  RecordStore(RecordStore&&) noexcept;
+  RecordStore& operator=(RecordStore&&) noexcept;
+  ~RecordStore();
+
+  RecordContext& context() const;
+  const RecordMetaData& metaData() const;
+  const fdb::Subspace& subspace() const;                  // P
+  const fdb::Subspace& recordsSubspace() const;           // P+(1)
+  fdb::Subspace indexSubspace(const Index& index) const;  // P+(2, sk)
+
+  // The header as written (or found, when nothing changed) by open.
+  const DataStoreInfo& header() const;
+  int formatVersion() const;
+  bool omitUnsplitRecordSuffix() const;
+  // Versions at (8, pk) rather than inline: format < 6 or the unsuffixed layout.
+  bool oldVersionFormat() const;
+  int userVersion() const;
+  // Whether open wrote the header (a new store, or an upgrade).
+  bool headerChanged() const;
+
+  // --- Records ---
+  // Saves `record` (a message of one of the metadata's record types) under the primary key
+  // its type evaluates, maintaining every index on its type that is not DISABLED. Throws
+  // per SaveMode, RecordIndexUniquenessViolation, IndexEntryTooLargeException,
+  // RecordCoreArgumentException (a record too long for an unsplit store, a type that is not
+  // a record type).
+  StoredRecord saveRecord(const google::protobuf::Message& record,
+                          SaveMode mode = SaveMode::kInsertOrUpdate,
+                          std::optional<RecordVersion> version = std::nullopt,
+                          VersionstampSaveBehavior behavior = VersionstampSaveBehavior::kDefault);
+  StoredRecord insertRecord(const google::protobuf::Message& record) {
+    return saveRecord(record, SaveMode::kInsert);
+  }
+  StoredRecord updateRecord(const google::protobuf::Message& record) {
+    return saveRecord(record, SaveMode::kUpdate);
+  }
+
+  // The record under `primaryKey`, or nullopt. Throws RecordDeserializationException for
+  // bytes that are not one of the metadata's records, RecordCoreStorageException for a
+  // malformed layout.
+  std::optional<LoadedRecord> loadRecord(const fdb::Tuple& primaryKey);
+  // As the generated type M; RecordDeserializationException when the stored record is of
+  // another type.
+  template <typename M>
+  std::optional<TypedRecord<M>> loadRecord(const fdb::Tuple& primaryKey) {
+    static_assert(std::is_base_of_v<google::protobuf::Message, M>);
+    std::optional<TypedRecord<M>> loaded(std::in_place);
+    if (!loadInto(primaryKey, loaded->record, *loaded)) return std::nullopt;
+    return loaded;
+  }
+  // The version stored with the record, or nullopt (no record, or none stored).
+  std::optional<RecordVersion> loadRecordVersion(const fdb::Tuple& primaryKey);
+  bool recordExists(const fdb::Tuple& primaryKey);
+  // Deletes the record and its index entries; false when there was none.
+  bool deleteRecord(const fdb::Tuple& primaryKey);
+  // Clears every record, index entry and per-index datum; keeps the header and the index
+  // states (exactly the ranges of spec §1.1).
+  void deleteAllRecords();
+  // Deletes every record whose primary key starts with `prefix`, and the matching ranges
+  // of every index whose key starts with the same columns as the primary key.
+  // DeleteRecordsWhereException when some maintained index cannot be cleared by range.
+  void deleteRecordsWhere(const fdb::Tuple& prefix);
+
+  // --- Scans ---
+  // Records whose primary keys fall in `range`, in primary-key order (reverse with
+  // properties.reverse). Continuations: the last key of the last record returned.
+  CursorPtr<LoadedRecord> scanRecords(const TupleRange& range,
+                                      const std::optional<fdb::Bytes>& continuation,
+                                      const ScanProperties& properties);
+  // Entries of a scannable index whose key tuples fall in `range` (over the index
+  // columns). Throws ScanNonReadableIndexException for WRITE_ONLY or DISABLED indexes.
+  CursorPtr<IndexEntry> scanIndex(std::string_view indexName, const TupleRange& range,
+                                  const std::optional<fdb::Bytes>& continuation,
+                                  const ScanProperties& properties);
+  // What an index fetch needs (the seam for scanIndexRecords, src/rl/index/). Throws
+  // ScanNonReadableIndexException as scanIndex does.
+  IndexScanFacts indexScanFacts(std::string_view indexName) const;
+
+  // --- Index states ---
+  IndexState indexState(std::string_view indexName) const;
+  bool isIndexReadable(std::string_view indexName) const {
+    return indexState(indexName) == IndexState::kReadable;
+  }
+  // Change an index's state; true when it changed. markIndexReadable requires no
+  // uniqueness violations recorded (IndexNotBuiltException otherwise); markIndexDisabled
+  // also clears the index's data.
+  bool markIndexWriteOnly(std::string_view indexName);
+  bool markIndexDisabled(std::string_view indexName);
+  bool markIndexReadable(std::string_view indexName);
+  // Clears the index and builds it from every record in this transaction, then marks it
+  // readable (what open does for small stores).
+  void rebuildIndex(std::string_view indexName);
+  // Uniqueness violations recorded for a unique index while it was WRITE_ONLY: the
+  // primary keys of the records involved.
+  std::vector<fdb::Tuple> uniquenessViolations(std::string_view indexName);
+
+  // --- Observability ---
+  const RecordStoreCounters& counters() const;
+  // Round trips of the context's transaction since this store was opened.
+  fdb::RoundTrips roundTrips() const;
+
+  struct State;
+
+ private:
+  explicit RecordStore(std::shared_ptr<State> state);
+  // Loads the record into `message` (of the stored record's type); false when absent.
+  bool loadInto(const fdb::Tuple& primaryKey, google::protobuf::Message& message,
+                StoredRecord& info);
+
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace rl

@@ -1,0 +1,473 @@
+// Records: save, load, delete, exists; deleting ranges; scans of records and indexes.
+#include "rl/record_store.h"
+
+#include <fmt/format.h>
+#include <google/protobuf/descriptor.h>
+#include <algorithm>
+
+#include "fdb/error.h"
+#include "rl/key_value_cursor.h"
+#include "rl/metadata_exception.h"
+#include "rl/store/keyspace.h"
+#include "rl/store/record_codec.h"
+#include "rl/store/record_store_state.h"
+#include "rl/store/value_index.h"
+
+namespace rl {
+namespace {
+
+RecordSize toRecordSize(const SizeInfo& sizes) {
+  return RecordSize{sizes.keyCount, sizes.keySize, sizes.valueSize, sizes.isSplit,
+                    sizes.isVersionedInline};
+}
+
+void checkRecordUpdatesAllowed(const RecordStore::State& state) {
+  if (state.header.has_store_lock_state() &&
+      state.header.store_lock_state().lock_state() ==
+          DataStoreInfo::StoreLockState::FORBID_RECORD_UPDATE) {
+    throw StoreIsLockedException("Record store is locked against record updates: " +
+                                 state.header.store_lock_state().reason());
+  }
+}
+
+bool hasMaintainedIndex(const RecordStore::State& state) {
+  return std::any_of(state.indexes.begin(), state.indexes.end(),
+                     [](const StoreIndex& index) { return index.state != IndexState::kDisabled; });
+}
+
+std::string describeKey(const fdb::Tuple& primaryKey) { return fdb::printable(primaryKey.pack()); }
+
+// The stored record under `primaryKey` with its version, or nullopt.
+std::optional<RawRecord> loadRaw(RecordStore::State& state, const fdb::Tuple& primaryKey,
+                                 IsolationLevel isolation = IsolationLevel::kSerializable) {
+  PendingRecordLoad load(*state.context, state.recordsSubspace, primaryKey,
+                         state.splitLoadOptions(isolation));
+  std::optional<fdb::Future<std::optional<fdb::Bytes>>> legacyVersion;
+  std::optional<RawRecord> raw = load.get();
+  if (!raw) return std::nullopt;
+  state.counters.keysRead += raw->sizes.keyCount;
+  state.counters.bytesRead += raw->sizes.keySize + raw->sizes.valueSize;
+  if (state.oldVersionFormat()) {
+    raw->version =
+        loadOldFormatVersion(*state.context, state.legacyVersionSubspace, primaryKey, isolation);
+  }
+  return raw;
+}
+
+// Checks the stored record's type against the message type asked for.
+void checkLoadedType(const RecordType& stored, const google::protobuf::Message& message,
+                     const fdb::Tuple& primaryKey) {
+  if (&stored.descriptor() != message.GetDescriptor() &&
+      stored.descriptor().full_name() != message.GetDescriptor()->full_name()) {
+    throw RecordDeserializationException(
+        fmt::format("record {} is of type {}, not {}", describeKey(primaryKey),
+                    stored.descriptor().full_name(), message.GetDescriptor()->full_name()));
+  }
+}
+
+// The serialized record bytes inside `stored` (unwrapping compression when present).
+std::string_view unwrapStored(const RecordStore::State& state, std::string_view stored,
+                              fdb::Bytes& buffer) {
+  if (!stored.empty() &&
+      TransformedRecordSerializer::transformOf(stored) != RecordTransform::kUntransformed) {
+    buffer = state.serializer.deserialize(stored);
+    return buffer;
+  }
+  return stored;
+}
+
+}  // namespace
+
+// --- Shared helpers (record_store_state.h) ---
+
+std::unique_ptr<google::protobuf::Message> store::newMessage(const RecordStore::State& state,
+                                                             const RecordType& type) {
+  const google::protobuf::Message* prototype =
+      state.messageFactory->GetPrototype(&type.descriptor());
+  if (prototype == nullptr) {
+    throw RecordCoreException("no message factory prototype for " + type.descriptor().full_name());
+  }
+  return std::unique_ptr<google::protobuf::Message>(prototype->New());
+}
+
+std::unique_ptr<google::protobuf::Message> store::deserializeRecord(RecordStore::State& state,
+                                                                    std::string_view stored,
+                                                                    const RecordType*& type) {
+  fdb::Bytes buffer;
+  const std::string_view bytes = unwrapStored(state, stored, buffer);
+  const UnionRecord found = findUnionRecord(state.metaData, bytes);
+  type = found.type;
+  std::unique_ptr<google::protobuf::Message> message = newMessage(state, *found.type);
+  parseRecord(*found.type, found.recordBytes(), *message);
+  return message;
+}
+
+RecordScanLayout store::recordScanLayout(const RecordStore::State& state) {
+  RecordScanLayout layout;
+  layout.splitLongRecords = state.metaData.splitLongRecords();
+  layout.omitUnsplitSuffix = state.omitUnsplitRecordSuffix;
+  layout.oldVersionFormat = state.oldVersionFormat();
+  return layout;
+}
+
+CursorPtr<LoadedRecord> store::scanLoadedRecords(RecordStore::State& state, const TupleRange& range,
+                                                 const std::optional<fdb::Bytes>& continuation,
+                                                 const ScanProperties& properties) {
+  CursorPtr<RawRecord> raw = scanRawRecords(*state.context, state.recordsSubspace, range,
+                                            properties, continuation, recordScanLayout(state));
+  const IsolationLevel isolation = properties.execute.isolation;
+  return map(std::move(raw), [state = state.shared_from_this(), isolation](RawRecord&& raw) {
+    LoadedRecord loaded;
+    loaded.record = deserializeRecord(*state, raw.rawRecord, loaded.recordType);
+    loaded.primaryKey = std::move(raw.primaryKey);
+    loaded.version = std::move(raw.version);
+    loaded.size = toRecordSize(raw.sizes);
+    if (state->oldVersionFormat()) {
+      loaded.version = loadOldFormatVersion(*state->context, state->legacyVersionSubspace,
+                                            loaded.primaryKey, isolation);
+    }
+    state->counters.recordsLoaded += 1;
+    state->counters.keysRead += raw.sizes.keyCount;
+    state->counters.bytesRead += raw.sizes.keySize + raw.sizes.valueSize;
+    return loaded;
+  });
+}
+
+// --- RecordStore ---
+
+RecordStore::RecordStore(std::shared_ptr<State> state) : state_(std::move(state)) {}
+RecordStore::RecordStore(RecordStore&&) noexcept = default;
+RecordStore& RecordStore::operator=(RecordStore&&) noexcept = default;
+RecordStore::~RecordStore() = default;
+
+RecordContext& RecordStore::context() const { return *state_->context; }
+const RecordMetaData& RecordStore::metaData() const { return state_->metaData; }
+const fdb::Subspace& RecordStore::subspace() const { return state_->subspace; }
+const fdb::Subspace& RecordStore::recordsSubspace() const { return state_->recordsSubspace; }
+fdb::Subspace RecordStore::indexSubspace(const Index& index) const {
+  return state_->subspace.subspace(fdb::Tuple{keyspace::kIndex, index.subspaceKey()});
+}
+const DataStoreInfo& RecordStore::header() const { return state_->header; }
+int RecordStore::formatVersion() const { return state_->formatVersion; }
+bool RecordStore::omitUnsplitRecordSuffix() const { return state_->omitUnsplitRecordSuffix; }
+bool RecordStore::oldVersionFormat() const { return state_->oldVersionFormat(); }
+int RecordStore::userVersion() const { return state_->header.userversion(); }
+bool RecordStore::headerChanged() const { return state_->headerChanged; }
+const RecordStoreCounters& RecordStore::counters() const { return state_->counters; }
+
+fdb::RoundTrips RecordStore::roundTrips() const {
+  const fdb::RoundTrips now = state_->context->transaction().roundTrips();
+  const fdb::RoundTrips& then = state_->roundTripsAtOpen;
+  return fdb::RoundTrips{now.readVersions - then.readVersions, now.reads - then.reads,
+                         now.rangeReads - then.rangeReads,
+                         now.mappedRangeReads - then.mappedRangeReads, now.commits - then.commits};
+}
+
+StoredRecord RecordStore::saveRecord(const google::protobuf::Message& record, SaveMode mode,
+                                     std::optional<RecordVersion> version,
+                                     VersionstampSaveBehavior behavior) {
+  State& state = *state_;
+  checkRecordUpdatesAllowed(state);
+  const RecordType* type = nullptr;
+  try {
+    type = &state.metaData.recordTypeForDescriptor(*record.GetDescriptor());
+  } catch (const MetaDataException& e) {
+    throw RecordCoreArgumentException(e.what());
+  }
+  StoredRecord saved;
+  saved.recordType = type;
+  saved.primaryKey = type->primaryKey().evaluateSingleton(record, type->evaluationContext());
+
+  // The record it replaces: needed to check the save mode and to update indexes.
+  const bool maintainsIndexes = hasMaintainedIndex(state);
+  std::optional<RawRecord> old;
+  const bool readOld = mode != SaveMode::kInsertOrUpdate || maintainsIndexes;
+  if (readOld) old = loadRaw(state, saved.primaryKey);
+  std::unique_ptr<google::protobuf::Message> oldMessage;
+  const RecordType* oldType = nullptr;
+  if (old && (maintainsIndexes || mode == SaveMode::kUpdate)) {
+    oldMessage = store::deserializeRecord(state, old->rawRecord, oldType);
+  }
+  if (mode == SaveMode::kInsert && old) {
+    throw RecordAlreadyExistsException("record already exists: primary key " +
+                                       describeKey(saved.primaryKey));
+  }
+  if (mode == SaveMode::kUpdate) {
+    if (!old) {
+      throw RecordDoesNotExistException("record does not exist: primary key " +
+                                        describeKey(saved.primaryKey));
+    }
+    if (oldType != type) {
+      throw RecordTypeChangedException(
+          fmt::format("record type changed from {} to {}: primary key {}", oldType->name(),
+                      type->name(), describeKey(saved.primaryKey)));
+    }
+  }
+
+  switch (behavior) {
+    case VersionstampSaveBehavior::kDefault:
+      if (!version && state.metaData.storeRecordVersions()) {
+        version = RecordVersion::incomplete(state.context->claimLocalVersion());
+      }
+      break;
+    case VersionstampSaveBehavior::kNoVersion: version.reset(); break;
+    case VersionstampSaveBehavior::kWithVersion:
+      if (!version) version = RecordVersion::incomplete(state.context->claimLocalVersion());
+      break;
+    case VersionstampSaveBehavior::kIfPresent: break;
+  }
+  saved.version = version;
+
+  fdb::Bytes serialized;
+  store::appendUnionMessage(*type, record, serialized);
+  if (state.options.compressRecords) serialized = state.serializer.serialize(serialized);
+
+  SplitSaveOptions split = state.splitSaveOptions();
+  if (readOld) {
+    split.clearBasedOnPreviousSizeInfo = true;
+    split.previousSizeInfo = old ? &old->sizes : nullptr;
+  }
+  const bool oldFormat = state.oldVersionFormat();
+  SizeInfo sizes;
+  saveWithSplit(*state.context, state.recordsSubspace, saved.primaryKey, serialized,
+                oldFormat ? std::nullopt : version, split, &sizes);
+  if (oldFormat) {
+    if (version) {
+      saveOldFormatVersion(*state.context, state.legacyVersionSubspace, saved.primaryKey, *version);
+    } else if (!readOld || (old && old->version)) {
+      deleteOldFormatVersion(*state.context, state.legacyVersionSubspace, saved.primaryKey);
+    }
+  }
+  saved.size = toRecordSize(sizes);
+  state.counters.recordsSaved += 1;
+  state.counters.keysWritten += sizes.keyCount;
+  state.counters.bytesWritten += sizes.keySize + sizes.valueSize;
+
+  if (maintainsIndexes) {
+    store::updateIndexes(
+        state, saved.primaryKey,
+        store::IndexedRecord{oldMessage.get(), oldType, old ? old->version : std::nullopt},
+        store::IndexedRecord{&record, type, version});
+  }
+  return saved;
+}
+
+std::optional<LoadedRecord> RecordStore::loadRecord(const fdb::Tuple& primaryKey) {
+  State& state = *state_;
+  std::optional<RawRecord> raw = loadRaw(state, primaryKey);
+  if (!raw) return std::nullopt;
+  std::optional<LoadedRecord> loaded(std::in_place);
+  loaded->record = store::deserializeRecord(state, raw->rawRecord, loaded->recordType);
+  loaded->primaryKey = primaryKey;
+  loaded->version = std::move(raw->version);
+  loaded->size = toRecordSize(raw->sizes);
+  state.counters.recordsLoaded += 1;
+  return loaded;
+}
+
+bool RecordStore::loadInto(const fdb::Tuple& primaryKey, google::protobuf::Message& message,
+                           StoredRecord& info) {
+  State& state = *state_;
+  std::optional<RawRecord> raw = loadRaw(state, primaryKey);
+  if (!raw) return false;
+  fdb::Bytes buffer;
+  const std::string_view bytes = unwrapStored(state, raw->rawRecord, buffer);
+  const store::UnionRecord found = store::findUnionRecord(state.metaData, bytes);
+  checkLoadedType(*found.type, message, primaryKey);
+  store::parseRecord(*found.type, found.recordBytes(), message);
+  info.recordType = found.type;
+  info.primaryKey = primaryKey;
+  info.version = std::move(raw->version);
+  info.size = toRecordSize(raw->sizes);
+  state.counters.recordsLoaded += 1;
+  return true;
+}
+
+std::optional<RecordVersion> RecordStore::loadRecordVersion(const fdb::Tuple& primaryKey) {
+  std::optional<RawRecord> raw = loadRaw(*state_, primaryKey);
+  if (!raw) return std::nullopt;
+  return raw->version;
+}
+
+bool RecordStore::recordExists(const fdb::Tuple& primaryKey) {
+  State& state = *state_;
+  fdb::Transaction& tr = state.context->transaction();
+  if (!state.metaData.splitLongRecords() && state.omitUnsplitRecordSuffix) {
+    return tr.get(state.recordsSubspace.pack(primaryKey)).get().has_value();
+  }
+  // The first two keys under (pk): a version key alone is no record.
+  fdb::RangeOptions options;
+  options.limit = 2;
+  options.mode = fdb::StreamingMode::kWantAll;
+  const fdb::Bytes prefix = state.recordsSubspace.pack(primaryKey);
+  const fdb::RangeResult rows =
+      tr.getRange(fdb::KeyRange{prefix + '\x00', prefix + '\xff'}, options).get();
+  const fdb::Bytes versionKey = prefix + fdb::Tuple{kRecordVersionSuffix}.pack();
+  return std::any_of(rows.rows.begin(), rows.rows.end(),
+                     [&](const fdb::KeyValueRef& row) { return row.key != versionKey; });
+}
+
+bool RecordStore::deleteRecord(const fdb::Tuple& primaryKey) {
+  State& state = *state_;
+  checkRecordUpdatesAllowed(state);
+  std::optional<RawRecord> old = loadRaw(state, primaryKey);
+  if (!old) return false;
+  if (hasMaintainedIndex(state)) {
+    const RecordType* oldType = nullptr;
+    std::unique_ptr<google::protobuf::Message> oldMessage =
+        store::deserializeRecord(state, old->rawRecord, oldType);
+    store::updateIndexes(state, primaryKey,
+                         store::IndexedRecord{oldMessage.get(), oldType, old->version},
+                         store::IndexedRecord{});
+  }
+  SplitSaveOptions split = state.splitSaveOptions();
+  split.clearBasedOnPreviousSizeInfo = true;
+  split.previousSizeInfo = &old->sizes;
+  deleteSplit(*state.context, state.recordsSubspace, primaryKey, split);
+  if (state.oldVersionFormat()) {
+    deleteOldFormatVersion(*state.context, state.legacyVersionSubspace, primaryKey);
+  }
+  state.counters.recordsDeleted += 1;
+  return true;
+}
+
+void RecordStore::deleteAllRecords() {
+  State& state = *state_;
+  checkRecordUpdatesAllowed(state);
+  // Everything from (1) to the index states, and everything after them: the header (0) and
+  // the index states (5, ...) stay (spec §1.1).
+  const fdb::KeyRange states = state.subspace.range(fdb::Tuple{keyspace::kIndexState});
+  state.context->clearRange(state.recordsSubspace.key(), states.begin);
+  state.context->clearRange(states.end, state.subspace.range().end);
+}
+
+void RecordStore::deleteRecordsWhere(const fdb::Tuple& prefix) {
+  State& state = *state_;
+  checkRecordUpdatesAllowed(state);
+  if (prefix.empty()) {
+    deleteAllRecords();
+    return;
+  }
+  // Every index that holds entries must be clearable by the same prefix: its first columns
+  // are the primary key's first columns, for every record type it covers.
+  std::vector<const StoreIndex*> clearable;
+  for (const StoreIndex& storeIndex : state.indexes) {
+    const Index& index = *storeIndex.index;
+    const std::vector<KeyExpression> indexColumns =
+        index.rootExpression().normalizeKeyForPositions();
+    bool matches = indexColumns.size() >= prefix.size();
+    for (const RecordType* type : state.metaData.recordTypesForIndex(index)) {
+      const std::vector<KeyExpression> keyColumns = type->primaryKey().normalizeKeyForPositions();
+      if (keyColumns.size() < prefix.size()) matches = false;
+      for (size_t i = 0; matches && i < prefix.size(); ++i) {
+        matches = indexColumns[i].matchesColumn(keyColumns[i]);
+      }
+    }
+    if (!matches) {
+      if (storeIndex.state == IndexState::kDisabled) continue;  // it holds nothing
+      throw DeleteRecordsWhereException(fmt::format(
+          "deleteRecordsWhere({}): index {} ({}) does not start with the primary key's first {} "
+          "column(s), so its entries cannot be deleted by range",
+          describeKey(prefix), index.name(), index.rootExpression().toString(), prefix.size()));
+    }
+    clearable.push_back(&storeIndex);
+  }
+  state.context->clearRange(state.recordsSubspace.range(prefix));
+  state.context->clearRange(fdb::KeyRange{state.recordsSubspace.pack(prefix),
+                                          state.recordsSubspace.pack(prefix) + '\x00'});
+  if (state.oldVersionFormat()) {
+    state.context->clearRange(state.legacyVersionSubspace.range(prefix));
+  }
+  for (const StoreIndex* storeIndex : clearable) {
+    const fdb::Bytes indexPrefix = storeIndex->subspacePrefix + prefix.pack();
+    state.context->clearRange(indexPrefix + '\x00', indexPrefix + '\xff');
+    const fdb::Bytes violations =
+        store::uniquenessViolationsPrefix(state, *storeIndex->index) + prefix.pack();
+    state.context->clearRange(violations + '\x00', violations + '\xff');
+  }
+}
+
+// --- Scans ---
+
+CursorPtr<LoadedRecord> RecordStore::scanRecords(const TupleRange& range,
+                                                 const std::optional<fdb::Bytes>& continuation,
+                                                 const ScanProperties& properties) {
+  return store::scanLoadedRecords(*state_, range, continuation, properties);
+}
+
+CursorPtr<IndexEntry> RecordStore::scanIndex(std::string_view indexName, const TupleRange& range,
+                                             const std::optional<fdb::Bytes>& continuation,
+                                             const ScanProperties& properties) {
+  const StoreIndex& storeIndex = state_->storeIndex(indexName);
+  if (!isScannable(storeIndex.state)) {
+    throw ScanNonReadableIndexException(fmt::format("Cannot scan non-readable index {} ({})",
+                                                    indexName, indexStateName(storeIndex.state)));
+  }
+  if (storeIndex.index->type() != Index::kValue) {
+    throw RecordCoreArgumentException(
+        fmt::format("index {} has type {}; only value indexes can be scanned here", indexName,
+                    storeIndex.index->type()));
+  }
+  const fdb::Subspace subspace = fdb::Subspace::fromBytes(storeIndex.subspacePrefix);
+  auto inner =
+      std::make_unique<KeyValueCursor>(*state_->context, subspace, range, properties, continuation);
+  return map(CursorPtr<fdb::KeyValueRef>(std::move(inner)),
+             [state = state_, index = storeIndex.index,
+              prefixSize = storeIndex.subspacePrefix.size()](fdb::KeyValueRef&& row) {
+               state->countRead(row.key, row.value);
+               IndexEntry entry;
+               entry.key = fdb::Tuple::unpack(row.key.substr(prefixSize));
+               if (!row.value.empty()) entry.value = fdb::Tuple::unpack(row.value);
+               entry.primaryKey = index->entryPrimaryKey(entry.key);
+               return entry;
+             });
+}
+
+IndexScanFacts RecordStore::indexScanFacts(std::string_view indexName) const {
+  const StoreIndex& storeIndex = state_->storeIndex(indexName);
+  if (!isScannable(storeIndex.state)) {
+    throw ScanNonReadableIndexException(fmt::format("Cannot scan non-readable index {} ({})",
+                                                    indexName, indexStateName(storeIndex.state)));
+  }
+  const Index& index = *storeIndex.index;
+  IndexScanFacts facts;
+  facts.index = &index;
+  facts.storePrefix = state_->subspace.key();
+  facts.recordsSubspace = state_->recordsSubspace;
+  facts.indexSubspace = fdb::Subspace::fromBytes(storeIndex.subspacePrefix);
+  facts.legacyVersionSubspace = state_->legacyVersionSubspace;
+  facts.columnSize = index.columnSize();
+  facts.commonPrimaryKeyLength =
+      RecordMetaData::commonPrimaryKeyLength(state_->metaData.recordTypesForIndex(index));
+  // Where each primary-key column sits in an entry (Java's Index.getEntryPrimaryKeyPositions).
+  if (facts.commonPrimaryKeyLength > 0) {
+    const std::optional<std::vector<int>>& positions = index.primaryKeyComponentPositions();
+    int next = facts.columnSize;
+    for (int i = 0; i < facts.commonPrimaryKeyLength; ++i) {
+      const int position =
+          positions && static_cast<size_t>(i) < positions->size() ? (*positions)[i] : -1;
+      facts.entryPrimaryKeyPositions.push_back(position >= 0 ? position : next++);
+    }
+  }
+  facts.splitLongRecords = state_->metaData.splitLongRecords();
+  facts.omitUnsplitRecordSuffix = state_->omitUnsplitRecordSuffix;
+  facts.oldVersionFormat = state_->oldVersionFormat();
+  return facts;
+}
+
+std::vector<fdb::Tuple> RecordStore::uniquenessViolations(std::string_view indexName) {
+  const StoreIndex& storeIndex = state_->storeIndex(indexName);
+  const fdb::Bytes prefix = store::uniquenessViolationsPrefix(*state_, *storeIndex.index);
+  std::vector<fdb::Tuple> primaryKeys;
+  const int keyColumns = storeIndex.index->columnSize();
+  for (const fdb::KeyValue& row : state_->context->transaction().getRangeAll(
+           fdb::KeyRange{prefix + '\x00', prefix + '\xff'})) {
+    const fdb::Tuple key = fdb::Tuple::unpack(std::string_view(row.key).substr(prefix.size()));
+    fdb::Tuple primaryKey;
+    for (size_t i = static_cast<size_t>(keyColumns); i < key.size(); ++i) primaryKey.append(key[i]);
+    primaryKeys.push_back(std::move(primaryKey));
+  }
+  return primaryKeys;
+}
+
+}  // namespace rl

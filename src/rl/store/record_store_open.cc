@@ -1,0 +1,536 @@
+// Opening a record store: the header, the existence checks, the format and metadata
+// version rules and the index states (spec §1.2-§1.6, §9.3).
+#include <fmt/format.h>
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/dynamic_message.h>
+#include <algorithm>
+#include <chrono>
+
+#include "fdb/error.h"
+#include "rl/record_store.h"
+#include "rl/store/keyspace.h"
+#include "rl/store/record_store_state.h"
+#include "rl/store/value_index.h"
+
+namespace rl {
+using namespace store;  // NOLINT: this file implements parts of it
+}
+
+namespace rl {
+namespace {
+
+uint64_t nowMillis(const RecordStoreOptions& options) {
+  if (options.clock) return options.clock();
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
+
+void setUpMessageFactory(RecordStore::State& state) {
+  if (state.options.messageFactory) {
+    state.ownedMessageFactory = state.options.messageFactory;
+  } else if (state.metaData.unionDescriptor().file()->pool() ==
+             google::protobuf::DescriptorPool::generated_pool()) {
+    state.messageFactory = google::protobuf::MessageFactory::generated_factory();
+    return;
+  } else {
+    state.ownedMessageFactory = std::make_shared<google::protobuf::DynamicMessageFactory>();
+  }
+  state.messageFactory = state.ownedMessageFactory.get();
+}
+
+void setUpIndexes(RecordStore::State& state) {
+  const RecordMetaData& metaData = state.metaData;
+  for (const auto& index : metaData.allIndexes()) {
+    StoreIndex storeIndex;
+    storeIndex.index = index;
+    storeIndex.subspacePrefix =
+        state.subspace.pack(fdb::Tuple{keyspace::kIndex, index->subspaceKey()});
+    state.indexes.push_back(std::move(storeIndex));
+  }
+  auto positionOf = [&](const Index* index) {
+    for (size_t i = 0; i < state.indexes.size(); ++i) {
+      if (state.indexes[i].index.get() == index) return i;
+    }
+    throw RecordCoreException("index " + index->name() + " is not in the metadata's index list");
+  };
+  for (const auto& [name, type] : metaData.recordTypes()) {
+    std::vector<size_t> positions;
+    for (const auto& index : type.indexes()) positions.push_back(positionOf(index.get()));
+    for (const auto& index : type.multiTypeIndexes()) positions.push_back(positionOf(index.get()));
+    for (const auto& index : metaData.universalIndexes()) {
+      positions.push_back(positionOf(index.get()));
+    }
+    state.indexesByType.emplace_back(&type, std::move(positions));
+  }
+}
+
+// Parses an index state value, Tuple(code).
+IndexState parseIndexState(std::string_view name, std::string_view value) {
+  int64_t code = -1;
+  try {
+    const fdb::Tuple tuple = fdb::Tuple::unpack(value);
+    if (tuple.size() == 1) code = tuple.getInt(0);
+  } catch (const fdb::Error&) {
+  }
+  if (code < 0 || code > static_cast<int64_t>(IndexState::kWriteOnlyWithQueue)) {
+    throw RecordCoreStorageException(
+        fmt::format("index {} has an unknown state value {}", name, fdb::printable(value)));
+  }
+  return static_cast<IndexState>(code);
+}
+
+// Whether the first key of a store without a header may be tolerated (spec §1.2).
+bool toleratedFirstKey(RecordStore::State& state, std::string_view key, StoreExistenceCheck check) {
+  if (check == StoreExistenceCheck::kNone) {
+    state.log(fmt::format("Record store has no info but is not empty; first key {}",
+                          fdb::printable(key)));
+    return true;
+  }
+  int64_t space = -1;
+  try {
+    const fdb::Tuple first = state.subspace.unpack(key);
+    if (!first.empty() && first[0].type() == fdb::TupleType::kInteger) space = first.getInt(0);
+  } catch (const fdb::Error&) {
+  }
+  const bool metaDataOnly = space == keyspace::kIndexState || space == keyspace::kIndexRange ||
+                            space == keyspace::kIndexBuild;
+  if (metaDataOnly && check == StoreExistenceCheck::kErrorIfNoInfoAndHasRecordsOrIndexes) {
+    state.log(fmt::format("Record store has no info or records but is not empty; first key {}",
+                          fdb::printable(key)));
+    return true;
+  }
+  throw RecordStoreNoInfoAndNotEmptyException(
+      fmt::format("Record store has no info {}but is not empty: first key {} in {}",
+                  metaDataOnly ? "or records " : "", fdb::printable(key),
+                  fdb::printable(state.subspace.key())));
+}
+
+// Moves versions from (8, pk) to (1, pk, -1) (an upgrade past format 6).
+void convertRecordVersions(RecordStore::State& state) {
+  fdb::Transaction& tr = state.context->transaction();
+  const fdb::KeyRange range = state.legacyVersionSubspace.range();
+  for (const fdb::KeyValue& row : tr.getRangeAll(range)) {
+    const fdb::Tuple primaryKey = state.legacyVersionSubspace.unpack(row.key);
+    const RecordVersion version = RecordVersion::fromOldFormatValue(row.value);
+    fdb::Bytes key = state.recordsSubspace.pack(primaryKey);
+    fdb::Tuple{kRecordVersionSuffix}.packInto(key);
+    tr.set(key, version.toInlineValue());
+  }
+  tr.clearRange(range);
+}
+
+// Records in the store, counted up to `limit` + 1 (snapshot).
+int64_t countRecords(RecordStore::State& state, int64_t limit) {
+  ExecuteProperties execute;
+  execute.returnedRowLimit = static_cast<int>(limit + 1);
+  execute.isolation = IsolationLevel::kSnapshot;
+  RecordScanLayout layout;
+  layout.splitLongRecords = state.metaData.splitLongRecords();
+  layout.omitUnsplitSuffix = state.omitUnsplitRecordSuffix;
+  layout.oldVersionFormat = state.oldVersionFormat();
+  CursorPtr<RawRecord> cursor =
+      scanRawRecords(*state.context, state.recordsSubspace, TupleRange::all(),
+                     ScanProperties(execute), std::nullopt, layout);
+  int64_t count = 0;
+  while (cursor->next().hasValue()) ++count;
+  return count;
+}
+
+void removeFormerIndex(RecordStore::State& state, const FormerIndex& former) {
+  for (int64_t space :
+       {keyspace::kIndex, keyspace::kIndexSecondarySpace, keyspace::kIndexSlidingWindow,
+        keyspace::kIndexRange, keyspace::kIndexUniquenessViolations}) {
+    state.context->clearRange(state.subspace.range(fdb::Tuple{space, former.subspaceKey}));
+  }
+  if (former.formerName) {
+    state.context->clear(
+        state.subspace.pack(fdb::Tuple{keyspace::kIndexState, *former.formerName}));
+  }
+  state.log(fmt::format("removed former index {}", former.formerName.value_or("(unnamed)")));
+}
+
+}  // namespace
+
+void store::writeIndexState(RecordStore::State& state, StoreIndex& storeIndex,
+                            IndexState newState) {
+  const fdb::Bytes key =
+      state.subspace.pack(fdb::Tuple{keyspace::kIndexState, storeIndex.index->name()});
+  fdb::Transaction& tr = state.context->transaction();
+  tr.addReadConflictKey(key);
+  if (newState == IndexState::kReadable) {
+    tr.clear(key);
+  } else {
+    tr.set(key, fdb::Tuple{static_cast<int64_t>(newState)}.pack());
+  }
+  storeIndex.state = newState;
+}
+
+void store::clearIndexData(RecordStore::State& state, const Index& index) {
+  for (int64_t space : {keyspace::kIndex, keyspace::kIndexSecondarySpace, keyspace::kIndexRange,
+                        keyspace::kIndexUniquenessViolations, keyspace::kIndexBuild}) {
+    state.context->clearRange(state.subspace.range(fdb::Tuple{space, index.subspaceKey()}));
+  }
+}
+
+namespace {
+
+void checkVersion(RecordStore::State& state, const DataStoreInfo& stored) {
+  using store::clearIndexData;
+  using store::writeIndexState;
+  const RecordStoreOptions& options = state.options;
+  const RecordMetaData& metaData = state.metaData;
+  DataStoreInfo info = stored;
+  const int oldFormatVersion = stored.formatversion();
+  const bool newStore = oldFormatVersion == 0;
+  bool dirty = false;
+
+  // 1. The layout flags.
+  state.omitUnsplitRecordSuffix = options.formatVersion < kSaveUnsplitWithSuffixFormatVersion;
+  if (oldFormatVersion >= kSaveUnsplitWithSuffixFormatVersion) {
+    state.omitUnsplitRecordSuffix = info.omit_unsplit_record_suffix();
+  }
+  // 2. Cacheability.
+  if (std::max(oldFormatVersion, options.formatVersion) >= kCacheableStateFormatVersion &&
+      (options.updateCacheabilityOfExistingStores || newStore) &&
+      info.cacheable() != options.stateCacheable) {
+    info.set_cacheable(options.stateCacheable);
+    dirty = true;
+  }
+  // 3. The user version.
+  if (options.userVersionChecker.checkUserVersion) {
+    const int oldUserVersion = newStore ? -1 : info.userversion();
+    const int newUserVersion = options.userVersionChecker.checkUserVersion(
+        oldUserVersion, newStore ? -1 : info.metadataversion(), metaData);
+    if (newUserVersion != oldUserVersion) {
+      if (oldUserVersion > newUserVersion) {
+        throw RecordStoreStaleUserVersionException(
+            fmt::format("Stale user version with local version {} and stored version {}",
+                        newUserVersion, oldUserVersion));
+      }
+      info.set_userversion(newUserVersion);
+      dirty = true;
+    }
+  }
+  // 4. The format version.
+  const int newFormatVersion = std::max(oldFormatVersion, options.formatVersion);
+  const int oldMetaDataVersion = newStore ? -1 : info.metadataversion();
+  const int newMetaDataVersion = metaData.version();
+  if (oldMetaDataVersion > newMetaDataVersion) {
+    throw RecordStoreStaleMetaDataVersionException(
+        fmt::format("Local meta-data has stale version: local {}, stored {}", newMetaDataVersion,
+                    oldMetaDataVersion));
+  }
+  state.formatVersion = newFormatVersion;
+  const bool formatVersionChanged = oldFormatVersion != newFormatVersion;
+  const bool metaDataVersionChanged = oldMetaDataVersion != newMetaDataVersion;
+  if (formatVersionChanged || metaDataVersionChanged) {
+    dirty = true;
+    if (newStore) {
+      state.log(fmt::format("new record store: format version {}, metadata version {}",
+                            newFormatVersion, newMetaDataVersion));
+    }
+    if (formatVersionChanged) {
+      info.set_formatversion(newFormatVersion);
+      if (!newStore && oldFormatVersion < kSaveUnsplitWithSuffixFormatVersion &&
+          newFormatVersion >= kSaveUnsplitWithSuffixFormatVersion && !metaData.splitLongRecords()) {
+        state.log("unsplit records stored at old format: omitting the suffix for good");
+        info.set_omit_unsplit_record_suffix(true);
+        state.omitUnsplitRecordSuffix = true;
+      }
+      if (!newStore && oldFormatVersion < kSaveVersionWithRecordFormatVersion &&
+          metaData.storeRecordVersions() && !state.oldVersionFormat()) {
+        state.log("migrating record versions to the inline format");
+        convertRecordVersions(state);
+      }
+    }
+  }
+  if (metaDataVersionChanged) {
+    // 5. Metadata changes: versions no longer stored, former indexes.
+    const bool oldVersionLayout =
+        oldFormatVersion < kSaveVersionWithRecordFormatVersion || state.omitUnsplitRecordSuffix;
+    if (!metaData.storeRecordVersions() && !newStore && oldVersionLayout) {
+      state.context->clearRange(state.legacyVersionSubspace.range());
+    }
+    info.set_metadataversion(newMetaDataVersion);
+    if (!newStore) {
+      state.log(fmt::format("meta-data version changed from {} to {}", oldMetaDataVersion,
+                            newMetaDataVersion));
+    }
+    for (const FormerIndex& former : metaData.formerIndexes()) {
+      if (former.removedVersion > oldMetaDataVersion && former.addedVersion <= oldMetaDataVersion) {
+        removeFormerIndex(state, former);
+      }
+    }
+    // 6. Indexes new since the stored metadata version.
+    std::optional<int64_t> recordCount;
+    for (StoreIndex& storeIndex : state.indexes) {
+      const Index& index = *storeIndex.index;
+      if (index.lastModifiedVersion() <= oldMetaDataVersion) continue;
+      IndexState newState = IndexState::kReadable;
+      if (!newStore) {
+        const std::vector<const RecordType*> types = metaData.recordTypesForIndex(index);
+        const bool onNewTypes = std::all_of(types.begin(), types.end(), [&](const RecordType* t) {
+          return t->sinceVersion() && *t->sinceVersion() > oldMetaDataVersion;
+        });
+        if (!recordCount) recordCount = countRecords(state, kMaxRecordsForRebuild);
+        newState =
+            options.userVersionChecker.needRebuildIndex
+                ? options.userVersionChecker.needRebuildIndex(index, *recordCount, onNewTypes)
+                : disabledIfTooManyRecordsForRebuild(*recordCount, onNewTypes);
+      }
+      if (newState == IndexState::kReadable) {
+        if (!newStore) {
+          store::rebuildIndex(state, storeIndex);
+          state.log(fmt::format("built index {} while opening ({} records)", index.name(),
+                                recordCount.value_or(0)));
+        } else {
+          writeIndexState(state, storeIndex, IndexState::kReadable);
+        }
+      } else {
+        clearIndexData(state, index);
+        writeIndexState(state, storeIndex, newState);
+        state.log(fmt::format("index {} needs building: marked {}", index.name(),
+                              indexStateName(newState)));
+      }
+    }
+  }
+  // 7. The header, if anything changed.
+  if (dirty) {
+    info.set_lastupdatetime(nowMillis(options));
+    const fdb::Bytes value = info.SerializeAsString();
+    const fdb::Bytes key = state.subspace.pack(fdb::Tuple{keyspace::kStoreInfo});
+    state.context->transaction().set(key, value);
+    state.countWrite(key, value);
+    state.headerChanged = true;
+  }
+  state.header = std::move(info);
+}
+
+}  // namespace
+
+std::string_view indexStateName(IndexState state) {
+  switch (state) {
+    case IndexState::kReadable: return "READABLE";
+    case IndexState::kWriteOnly: return "WRITE_ONLY";
+    case IndexState::kDisabled: return "DISABLED";
+    case IndexState::kReadableUniquePending: return "READABLE_UNIQUE_PENDING";
+    case IndexState::kWriteOnlyWithQueue: return "WRITE_ONLY_WITH_QUEUE";
+  }
+  return "UNKNOWN";
+}
+
+IndexState disabledIfTooManyRecordsForRebuild(int64_t recordCount, bool indexOnNewRecordTypes) {
+  return indexOnNewRecordTypes || recordCount <= kMaxRecordsForRebuild ? IndexState::kReadable
+                                                                       : IndexState::kDisabled;
+}
+
+IndexState writeOnlyIfTooManyRecordsForRebuild(int64_t recordCount, bool indexOnNewRecordTypes) {
+  return indexOnNewRecordTypes || recordCount <= kMaxRecordsForRebuild ? IndexState::kReadable
+                                                                       : IndexState::kWriteOnly;
+}
+
+StoreIndex& RecordStore::State::storeIndex(std::string_view name) {
+  return const_cast<StoreIndex&>(std::as_const(*this).storeIndex(name));
+}
+
+const StoreIndex& RecordStore::State::storeIndex(std::string_view name) const {
+  for (const StoreIndex& storeIndex : indexes) {
+    if (storeIndex.index->name() == name) return storeIndex;
+  }
+  throw RecordCoreArgumentException(fmt::format("no index named {} in the metadata", name));
+}
+
+const std::vector<size_t>& RecordStore::State::indexesFor(const RecordType& type) const {
+  for (const auto& [candidate, positions] : indexesByType) {
+    if (candidate == &type) return positions;
+  }
+  throw RecordCoreArgumentException("record type " + type.name() +
+                                    " is not in this store's metadata");
+}
+
+RecordStore RecordStore::open(RecordContext& context, const StoreLocation& location,
+                              RecordMetaData metaData, RecordStoreOptions options) {
+  if (options.formatVersion < kMinFormatVersion || options.formatVersion > kMaxFormatVersion) {
+    throw UnsupportedFormatVersionException(
+        fmt::format("Unsupported format version {} (supported: {} to {})", options.formatVersion,
+                    kMinFormatVersion, kMaxFormatVersion));
+  }
+  auto state = std::make_shared<State>(std::move(metaData));
+  state->context = &context;
+  state->options = std::move(options);
+  state->serializer = TransformedRecordSerializer(
+      RecordSerializerOptions{state->options.compressRecords, state->options.compressionLevel});
+  const StoreExistenceCheck check = state->options.existenceCheck;
+
+  fdb::Transaction& tr = context.transaction();
+  state->roundTripsAtOpen = tr.roundTrips();
+  try {
+    state->subspace = location.resolve(tr, check == StoreExistenceCheck::kErrorIfNotExists
+                                               ? StoreLocation::kOpen
+                                               : StoreLocation::kCreate);
+  } catch (const fdb::Error& e) {
+    if (e.code() == fdb::errors::kDirectoryDoesNotExist) {
+      throw RecordStoreDoesNotExistException("Record store does not exist: " + location.describe());
+    }
+    throw;
+  }
+  state->recordsSubspace = state->subspace.subspace(fdb::Tuple{keyspace::kRecord});
+  state->legacyVersionSubspace = state->subspace.subspace(fdb::Tuple{keyspace::kRecordVersion});
+  setUpMessageFactory(*state);
+  setUpIndexes(*state);
+
+  // The first key of the store (the header, if there is one) and the index states, both
+  // issued before either is awaited. The first key is read at snapshot with a conflict on
+  // the header key alone, so writes of records elsewhere in the store do not conflict.
+  const fdb::Bytes headerKey = state->subspace.pack(fdb::Tuple{keyspace::kStoreInfo});
+  fdb::RangeOptions firstKeyOptions;
+  firstKeyOptions.limit = 1;
+  fdb::Future<fdb::RangeResult> firstKey =
+      tr.snapshot().getRange(state->subspace.range(), firstKeyOptions);
+  fdb::RangeOptions allOptions;
+  allOptions.mode = fdb::StreamingMode::kWantAll;
+  const fdb::Subspace stateSubspace = state->subspace.subspace(fdb::Tuple{keyspace::kIndexState});
+  fdb::Future<fdb::RangeResult> indexStates = tr.getRange(stateSubspace.range(), allOptions);
+  tr.addReadConflictKey(headerKey);
+
+  DataStoreInfo stored;
+  bool hasHeader = false;
+  {
+    const fdb::RangeResult first = std::move(firstKey).get();
+    if (!first.rows.empty()) {
+      const fdb::KeyValueRef& row = first.rows[0];
+      state->countRead(row.key, row.value);
+      if (row.key == headerKey) {
+        if (!stored.ParseFromArray(row.value.data(), static_cast<int>(row.value.size()))) {
+          throw RecordCoreStorageException("the store header does not parse as DataStoreInfo: " +
+                                           location.describe());
+        }
+        hasHeader = true;
+      } else {
+        toleratedFirstKey(*state, row.key, check);
+      }
+    }
+  }
+  if (!hasHeader) {
+    if (check == StoreExistenceCheck::kErrorIfNotExists) {
+      throw RecordStoreDoesNotExistException("Record store does not exist: " + location.describe());
+    }
+  } else if (check == StoreExistenceCheck::kErrorIfExists) {
+    throw RecordStoreAlreadyExistsException("Record store already exists: " + location.describe());
+  } else {
+    if (stored.formatversion() < kMinFormatVersion || stored.formatversion() > kMaxFormatVersion) {
+      throw UnsupportedFormatVersionException(fmt::format(
+          "Unsupported format version {} (supported: {} to {}) in {}", stored.formatversion(),
+          kMinFormatVersion, kMaxFormatVersion, location.describe()));
+    }
+    if (stored.has_store_lock_state() &&
+        stored.store_lock_state().lock_state() == DataStoreInfo::StoreLockState::FULL_STORE) {
+      throw StoreIsLockedException("Record store is locked: " + stored.store_lock_state().reason());
+    }
+  }
+
+  {
+    const fdb::RangeResult states = std::move(indexStates).get();
+    for (const fdb::KeyValueRef& row : states.rows) {
+      state->countRead(row.key, row.value);
+      const fdb::Tuple key = stateSubspace.unpack(row.key);
+      if (key.size() != 1 || key[0].type() != fdb::TupleType::kString) continue;
+      const std::string& name = key.getString(0);
+      for (StoreIndex& storeIndex : state->indexes) {
+        if (storeIndex.index->name() == name) storeIndex.state = parseIndexState(name, row.value);
+      }
+    }
+  }
+
+  checkVersion(*state, stored);
+  return RecordStore(std::move(state));
+}
+
+RecordStore RecordStore::create(RecordContext& context, const StoreLocation& location,
+                                RecordMetaData metaData, RecordStoreOptions options) {
+  options.existenceCheck = StoreExistenceCheck::kErrorIfExists;
+  return open(context, location, std::move(metaData), std::move(options));
+}
+
+RecordStore RecordStore::openExisting(RecordContext& context, const StoreLocation& location,
+                                      RecordMetaData metaData, RecordStoreOptions options) {
+  options.existenceCheck = StoreExistenceCheck::kErrorIfNotExists;
+  return open(context, location, std::move(metaData), std::move(options));
+}
+
+// --- Index states ---
+
+IndexState RecordStore::indexState(std::string_view indexName) const {
+  return state_->storeIndex(indexName).state;
+}
+
+bool RecordStore::markIndexWriteOnly(std::string_view indexName) {
+  StoreIndex& storeIndex = state_->storeIndex(indexName);
+  if (storeIndex.state == IndexState::kWriteOnly) return false;
+  writeIndexState(*state_, storeIndex, IndexState::kWriteOnly);
+  return true;
+}
+
+bool RecordStore::markIndexDisabled(std::string_view indexName) {
+  StoreIndex& storeIndex = state_->storeIndex(indexName);
+  if (storeIndex.state == IndexState::kDisabled) return false;
+  clearIndexData(*state_, *storeIndex.index);
+  writeIndexState(*state_, storeIndex, IndexState::kDisabled);
+  return true;
+}
+
+bool RecordStore::markIndexReadable(std::string_view indexName) {
+  return store::markIndexReadable(*state_, state_->storeIndex(indexName));
+}
+
+bool store::markIndexReadable(RecordStore::State& state, StoreIndex& storeIndex) {
+  if (storeIndex.state == IndexState::kReadable) return false;
+  if (storeIndex.index->isUnique()) {
+    fdb::RangeOptions options;
+    options.limit = 1;
+    const fdb::Bytes prefix = uniquenessViolationsPrefix(state, *storeIndex.index);
+    const fdb::RangeResult violations =
+        state.context->transaction()
+            .getRange(fdb::KeyRange{prefix + '\x00', prefix + '\xff'}, options)
+            .get();
+    if (!violations.rows.empty()) {
+      throw IndexNotBuiltException(
+          fmt::format("Uniqueness violations found for index {}: it cannot be marked readable",
+                      storeIndex.index->name()));
+    }
+  }
+  // The index is built: forget any online-build progress.
+  const fdb::TupleElement& subspaceKey = storeIndex.index->subspaceKey();
+  state.context->clearRange(state.subspace.range(fdb::Tuple{keyspace::kIndexRange, subspaceKey}));
+  state.context->clearRange(state.subspace.range(fdb::Tuple{keyspace::kIndexBuild, subspaceKey}));
+  writeIndexState(state, storeIndex, IndexState::kReadable);
+  return true;
+}
+
+void RecordStore::rebuildIndex(std::string_view indexName) {
+  store::rebuildIndex(*state_, state_->storeIndex(indexName));
+}
+
+void store::rebuildIndex(RecordStore::State& state, StoreIndex& storeIndex) {
+  const Index& index = *storeIndex.index;
+  clearIndexData(state, index);
+  // Built as a write-only index: uniqueness violations are recorded, not thrown.
+  writeIndexState(state, storeIndex, IndexState::kWriteOnly);
+  const size_t position = static_cast<size_t>(&storeIndex - state.indexes.data());
+  CursorPtr<LoadedRecord> records =
+      scanLoadedRecords(state, TupleRange::all(), std::nullopt, ScanProperties());
+  for (auto result = records->next(); result.hasValue(); result = records->next()) {
+    LoadedRecord& record = result.value();
+    if (!indexCovers(state, position, *record.recordType)) continue;
+    updateIndex(state, storeIndex, record.primaryKey, IndexedRecord{},
+                IndexedRecord{record.record.get(), record.recordType, record.version});
+  }
+  try {
+    markIndexReadable(state, storeIndex);
+  } catch (const IndexNotBuiltException&) {
+    state.log(fmt::format("index {} has uniqueness violations: left WRITE_ONLY", index.name()));
+  }
+}
+
+}  // namespace rl

@@ -1,0 +1,116 @@
+// What a RecordStore knows once opened: its subspaces, header, layout flags, index states
+// and the per-index facts maintenance needs, shared by the store and its cursors.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <google/protobuf/message.h>
+
+#include "fdb/subspace.h"
+#include "fdb/types.h"
+#include "rl/record/record_serializer.h"
+#include "rl/record/split_helper.h"
+#include "rl/record_store.h"
+
+namespace rl {
+
+// One index of the metadata as this store sees it.
+struct StoreIndex {
+  std::shared_ptr<const Index> index;
+  fdb::Bytes subspacePrefix;  // P+(2, sk) packed
+  IndexState state = IndexState::kReadable;
+};
+
+struct RecordStore::State : std::enable_shared_from_this<RecordStore::State> {
+  explicit State(RecordMetaData metaData) : metaData(std::move(metaData)) {}
+
+  RecordContext* context = nullptr;
+  RecordMetaData metaData;
+  RecordStoreOptions options;
+  fdb::Subspace subspace;               // P
+  fdb::Subspace recordsSubspace;        // P+(1)
+  fdb::Subspace legacyVersionSubspace;  // P+(8)
+  DataStoreInfo header;
+  int formatVersion = 0;
+  bool omitUnsplitRecordSuffix = false;
+  bool headerChanged = false;
+  TransformedRecordSerializer serializer;
+
+  // Every index of the metadata, in metadata order, with its state.
+  std::vector<StoreIndex> indexes;
+  // For each record type (by RecordType address), the positions in `indexes` of the
+  // indexes covering it (its own, multi-type ones including it, universal ones).
+  std::vector<std::pair<const RecordType*, std::vector<size_t>>> indexesByType;
+
+  google::protobuf::MessageFactory* messageFactory = nullptr;
+  std::shared_ptr<google::protobuf::MessageFactory> ownedMessageFactory;
+
+  RecordStoreCounters counters;
+  fdb::RoundTrips roundTripsAtOpen;
+
+  bool oldVersionFormat() const {
+    return formatVersion < kSaveVersionWithRecordFormatVersion || omitUnsplitRecordSuffix;
+  }
+  SplitSaveOptions splitSaveOptions() const {
+    SplitSaveOptions split;
+    split.splitLongRecords = metaData.splitLongRecords();
+    split.omitUnsplitSuffix = omitUnsplitRecordSuffix;
+    return split;
+  }
+  SplitLoadOptions splitLoadOptions(
+      IsolationLevel isolation = IsolationLevel::kSerializable) const {
+    SplitLoadOptions load;
+    load.splitLongRecords = metaData.splitLongRecords();
+    load.missingUnsplitRecordSuffix = omitUnsplitRecordSuffix;
+    load.isolation = isolation;
+    return load;
+  }
+
+  StoreIndex& storeIndex(std::string_view name);
+  const StoreIndex& storeIndex(std::string_view name) const;
+  // The indexes covering `type` (positions in `indexes`).
+  const std::vector<size_t>& indexesFor(const RecordType& type) const;
+
+  void log(std::string_view message) const {
+    if (options.logger) options.logger(message);
+  }
+  void countWrite(std::string_view key, std::string_view value) {
+    counters.keysWritten += 1;
+    counters.bytesWritten += static_cast<int64_t>(key.size() + value.size());
+  }
+  void countRead(std::string_view key, std::string_view value) {
+    counters.keysRead += 1;
+    counters.bytesRead += static_cast<int64_t>(key.size() + value.size());
+  }
+};
+
+namespace store {
+
+// Writes (or, for READABLE, clears) the index's state key, with a read conflict on it.
+void writeIndexState(RecordStore::State& state, StoreIndex& storeIndex, IndexState newState);
+// Clears the index's entries and its other per-index data.
+void clearIndexData(RecordStore::State& state, const Index& index);
+// Marks the index readable if it has no uniqueness violations (IndexNotBuiltException).
+bool markIndexReadable(RecordStore::State& state, StoreIndex& storeIndex);
+// Clears the index, indexes every record, marks it readable (or leaves it WRITE_ONLY with
+// its uniqueness violations recorded).
+void rebuildIndex(RecordStore::State& state, StoreIndex& storeIndex);
+
+// A new empty message of `type` from the store's message factory.
+std::unique_ptr<google::protobuf::Message> newMessage(const RecordStore::State& state,
+                                                      const RecordType& type);
+// Stored record bytes (maybe compressed) into a new message; returns its type.
+std::unique_ptr<google::protobuf::Message> deserializeRecord(RecordStore::State& state,
+                                                             std::string_view stored,
+                                                             const RecordType*& type);
+// A cursor of whole records over `range` of the records subspace.
+CursorPtr<LoadedRecord> scanLoadedRecords(RecordStore::State& state, const TupleRange& range,
+                                          const std::optional<fdb::Bytes>& continuation,
+                                          const ScanProperties& properties);
+RecordScanLayout recordScanLayout(const RecordStore::State& state);
+
+}  // namespace store
+}  // namespace rl
