@@ -20,8 +20,8 @@
 #include "rl/fallback_cursor.h"
 #include "rl/index/index_fetch.h"
 #include "rl/index/remote_fetch_mapper.h"
-#include "rl/index_entry.h"
 #include "rl/index_fetch_method.h"
+#include "rl/raw_index_entry.h"
 #include "rl/record/split_helper.h"
 #include "rl/record_context.h"
 #include "rl/record_version.h"
@@ -45,14 +45,14 @@ std::shared_ptr<const std::vector<int>> positions(std::vector<int> p) {
   return std::make_shared<const std::vector<int>>(std::move(p));
 }
 
-// ---- IndexEntry ----
+// ---- RawIndexEntry ----
 
-TEST(IndexEntryTest, PrimaryKeyFromTheEntryColumnsAfterTheIndexedOnes) {
+TEST(RawIndexEntryTest, PrimaryKeyFromTheEntryColumnsAfterTheIndexedOnes) {
   // Index on (price), primary key (id): entry (price, id); pk column 0 sits at position 1.
   const std::vector<int> p = rl::index::entryPrimaryKeyPositions({}, 1, 1);
   ASSERT_EQ(p, std::vector<int>{1});
   const Bytes key = fromHex("0269647800") + fromHex("15071501");  // "idx" subspace, (7, 1)
-  rl::IndexEntry entry = rl::IndexEntry::copyOf(key, "", 5, positions(p));
+  rl::RawIndexEntry entry = rl::RawIndexEntry::copyOf(key, "", 5, positions(p));
   EXPECT_EQ(entry.packedKey(), fromHex("15071501"));
   EXPECT_EQ(entry.key(), (Tuple{7, 1}));
   EXPECT_EQ(entry.value(), Tuple{});  // zero-length value: the empty tuple
@@ -62,12 +62,13 @@ TEST(IndexEntryTest, PrimaryKeyFromTheEntryColumnsAfterTheIndexedOnes) {
   EXPECT_EQ(packed, fromHex("1501"));
 }
 
-TEST(IndexEntryTest, TrimmedPrimaryKeyColumnsAreReadFromTheIndexedValues) {
+TEST(RawIndexEntryTest, TrimmedPrimaryKeyColumnsAreReadFromTheIndexedValues) {
   // Primary key (a, b); index on (b): b is trimmed from the entry, a follows the column.
   const std::vector<int> p = rl::index::entryPrimaryKeyPositions(std::vector<int>{-1, 0}, 1, 2);
   ASSERT_EQ(p, (std::vector<int>{1, 0}));
-  rl::IndexEntry entry = rl::IndexEntry::copyOf(fromHex("15071503"), fromHex("027800"), 0,
-                                                positions(p));  // entry (b=7, a=3), value ("x")
+  rl::RawIndexEntry entry =
+      rl::RawIndexEntry::copyOf(fromHex("15071503"), fromHex("027800"), 0,
+                                positions(p));  // entry (b=7, a=3), value ("x")
   EXPECT_EQ(entry.primaryKey(), (Tuple{3, 7}));
   Bytes packed;
   entry.appendPackedPrimaryKey(packed);
@@ -75,7 +76,7 @@ TEST(IndexEntryTest, TrimmedPrimaryKeyColumnsAreReadFromTheIndexedValues) {
   EXPECT_EQ(entry.value(), Tuple{"x"});
 }
 
-TEST(IndexEntryTest, ElementsOfEveryTypeAreCopiedWhole) {
+TEST(RawIndexEntryTest, ElementsOfEveryTypeAreCopiedWhole) {
   const Tuple all{nullptr,
                   fdb::ByteString{Bytes("a\0b", 3)},
                   std::string("s\0t", 3),
@@ -94,7 +95,7 @@ TEST(IndexEntryTest, ElementsOfEveryTypeAreCopiedWhole) {
                   "last"};
   std::vector<int> every;
   for (int i = static_cast<int>(all.size()) - 1; i >= 0; --i) every.push_back(i);
-  rl::IndexEntry entry = rl::IndexEntry::copyOf(all.pack(), "", 0, positions(every));
+  rl::RawIndexEntry entry = rl::RawIndexEntry::copyOf(all.pack(), "", 0, positions(every));
   Tuple reversed;
   for (int i : every) reversed.append(all[static_cast<size_t>(i)]);
   Bytes packed;
@@ -102,9 +103,10 @@ TEST(IndexEntryTest, ElementsOfEveryTypeAreCopiedWhole) {
   EXPECT_EQ(packed, reversed.pack());
   EXPECT_EQ(entry.primaryKey(), reversed);
 
-  rl::IndexEntry tooShort = rl::IndexEntry::copyOf(fromHex("1501"), "", 0, positions({1}));
+  rl::RawIndexEntry tooShort = rl::RawIndexEntry::copyOf(fromHex("1501"), "", 0, positions({1}));
   EXPECT_THROW(tooShort.primaryKey(), rl::RecordCoreStorageException);
-  rl::IndexEntry unterminated = rl::IndexEntry::copyOf(fromHex("026162"), "", 0, positions({0}));
+  rl::RawIndexEntry unterminated =
+      rl::RawIndexEntry::copyOf(fromHex("026162"), "", 0, positions({0}));
   EXPECT_THROW(unterminated.primaryKey(), rl::RecordCoreStorageException);
 }
 

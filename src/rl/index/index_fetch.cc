@@ -47,7 +47,7 @@ IndexScanSpec IndexScanSpec::of(std::string_view storePrefix, const fdb::TupleEl
 
 namespace {
 
-[[noreturn]] void throwOrphan(const IndexEntry& entry, std::string_view how) {
+[[noreturn]] void throwOrphan(const RawIndexEntry& entry, std::string_view how) {
   std::string primaryKey;
   try {
     primaryKey = fdb::printable(entry.primaryKey().pack());
@@ -61,19 +61,19 @@ namespace {
 
 // --- Index entries ---
 
-// An index KeyValueCursor's rows as IndexEntry values viewing its batches.
-class IndexEntryCursor : public RecordCursor<IndexEntry> {
+// An index KeyValueCursor's rows as RawIndexEntry values viewing its batches.
+class RawIndexEntryCursor : public RecordCursor<RawIndexEntry> {
  public:
-  IndexEntryCursor(std::unique_ptr<KeyValueCursor> inner, size_t prefixLength,
-                   std::shared_ptr<const std::vector<int>> positions)
+  RawIndexEntryCursor(std::unique_ptr<KeyValueCursor> inner, size_t prefixLength,
+                      std::shared_ptr<const std::vector<int>> positions)
       : inner_(std::move(inner)), prefixLength_(prefixLength), positions_(std::move(positions)) {}
 
-  CursorResult<IndexEntry> next() override {
+  CursorResult<RawIndexEntry> next() override {
     CursorResult<fdb::KeyValueRef> result = inner_->next();
-    if (!result.hasValue()) return result.asNoValue<IndexEntry>();
+    if (!result.hasValue()) return result.asNoValue<RawIndexEntry>();
     const fdb::KeyValueRef& row = result.value();
     return result.withValueOf(
-        IndexEntry(inner_->currentBatch(), row.key, row.value, prefixLength_, positions_));
+        RawIndexEntry(inner_->currentBatch(), row.key, row.value, prefixLength_, positions_));
   }
 
  private:
@@ -82,13 +82,13 @@ class IndexEntryCursor : public RecordCursor<IndexEntry> {
   std::shared_ptr<const std::vector<int>> positions_;
 };
 
-std::unique_ptr<IndexEntryCursor> makeIndexEntryCursor(
+std::unique_ptr<RawIndexEntryCursor> makeIndexEntryCursor(
     RecordContext& context, const IndexScanSpec& spec, const TupleRange& range,
     const std::optional<fdb::Bytes>& continuation, const ScanProperties& properties) {
   auto inner = std::make_unique<KeyValueCursor>(context, spec.indexSubspace, range, properties,
                                                 continuation);
-  return std::make_unique<IndexEntryCursor>(std::move(inner), spec.indexSubspace.key().size(),
-                                            spec.entryPrimaryKeyPositions);
+  return std::make_unique<RawIndexEntryCursor>(std::move(inner), spec.indexSubspace.key().size(),
+                                               spec.entryPrimaryKeyPositions);
 }
 
 SplitLoadOptions loadOptions(const IndexScanSpec& spec, const ScanProperties& properties) {
@@ -104,7 +104,7 @@ SplitLoadOptions loadOptions(const IndexScanSpec& spec, const ScanProperties& pr
 // One entry's record load, in flight (mapPipelined waits on get()).
 class PendingIndexedRecord {
  public:
-  PendingIndexedRecord(IndexEntry entry, PendingRecordLoad load, IndexOrphanBehavior orphans)
+  PendingIndexedRecord(RawIndexEntry entry, PendingRecordLoad load, IndexOrphanBehavior orphans)
       : entry_(std::move(entry)), load_(std::move(load)), orphans_(orphans) {}
 
   IndexedRawRecord get() {
@@ -114,7 +114,7 @@ class PendingIndexedRecord {
   }
 
  private:
-  IndexEntry entry_;
+  RawIndexEntry entry_;
   PendingRecordLoad load_;
   IndexOrphanBehavior orphans_;
 };
@@ -127,7 +127,7 @@ class StartRecordLoad {
                   IndexOrphanBehavior orphans)
       : context_(&context), records_(spec.recordsSubspace), options_(options), orphans_(orphans) {}
 
-  PendingIndexedRecord operator()(IndexEntry&& entry) {
+  PendingIndexedRecord operator()(RawIndexEntry&& entry) {
     primaryKey_.clear();
     entry.appendPackedPrimaryKey(primaryKey_);
     PendingRecordLoad load(*context_, records_, std::string_view(primaryKey_), options_);
@@ -147,7 +147,7 @@ CursorPtr<IndexedRawRecord> scanAndFetch(RecordContext& context, const IndexScan
                                          const std::optional<fdb::Bytes>& continuation,
                                          const ScanProperties& properties,
                                          IndexOrphanBehavior orphans, size_t pipelineSize) {
-  CursorPtr<IndexEntry> entries =
+  CursorPtr<RawIndexEntry> entries =
       makeIndexEntryCursor(context, spec, range, continuation, properties);
   CursorPtr<IndexedRawRecord> records = mapPipelined(
       std::move(entries), StartRecordLoad(context, spec, loadOptions(spec, properties), orphans),
@@ -202,8 +202,8 @@ class RemoteFetchCursor : public RecordCursor<IndexedRawRecord> {
       if (!lastSuffix_) lastSuffix_.emplace();
       lastSuffix_->assign(mapped->key.substr(std::min(prefixLength_, mapped->key.size())));
 
-      IndexEntry entry(batch_, mapped->key, mapped->value, spec_.indexSubspace.key().size(),
-                       spec_.entryPrimaryKeyPositions);
+      RawIndexEntry entry(batch_, mapped->key, mapped->value, spec_.indexSubspace.key().size(),
+                          spec_.entryPrimaryKeyPositions);
       std::optional<RawRecord> record = reconstruct(entry, mapped->rangeRows);
       if (!record) {
         if (orphans_ == IndexOrphanBehavior::kError) throwOrphan(entry, "a prefetched");
@@ -262,7 +262,7 @@ class RemoteFetchCursor : public RecordCursor<IndexedRawRecord> {
   }
 
   // The record from the key-values the mapper read for `entry` (nullopt: none).
-  std::optional<RawRecord> reconstruct(const IndexEntry& entry, const fdb::KeyValueRefs& rows) {
+  std::optional<RawRecord> reconstruct(const RawIndexEntry& entry, const fdb::KeyValueRefs& rows) {
     if (rows.empty()) return std::nullopt;
     if (!spec_.splitLongRecords && spec_.omitUnsplitSuffix) {
       // The legacy layout: the record is the one key-value at (pk) itself.
@@ -334,10 +334,10 @@ CursorPtr<IndexedRawRecord> remoteFetch(RecordContext& context, const IndexScanS
 
 }  // namespace
 
-CursorPtr<IndexEntry> scanIndexEntries(RecordContext& context, const IndexScanSpec& spec,
-                                       const TupleRange& range,
-                                       const std::optional<fdb::Bytes>& continuation,
-                                       const ScanProperties& properties) {
+CursorPtr<RawIndexEntry> scanIndexEntries(RecordContext& context, const IndexScanSpec& spec,
+                                          const TupleRange& range,
+                                          const std::optional<fdb::Bytes>& continuation,
+                                          const ScanProperties& properties) {
   return makeIndexEntryCursor(context, spec, range, continuation, properties);
 }
 

@@ -40,8 +40,8 @@
 #include "fdb/tuple.h"
 #include "rl/cursor.h"
 #include "rl/execute_properties.h"
-#include "rl/index_entry.h"
 #include "rl/index_fetch_method.h"
+#include "rl/raw_index_entry.h"
 #include "rl/record/split_helper.h"
 #include "rl/record_context.h"
 #include "rl/tuple_range.h"
@@ -73,16 +73,16 @@ struct IndexScanSpec {
 // An index entry and its record as stored (nullopt: the record is missing and the orphan
 // behaviour is kReturn).
 struct IndexedRawRecord {
-  IndexEntry entry;
+  RawIndexEntry entry;
   std::optional<RawRecord> record;
 };
 
 // The entries of the index over `range` (a KeyValueCursor over P + (2, sk)); continuations
 // are the index key's suffix.
-CursorPtr<IndexEntry> scanIndexEntries(RecordContext& context, const IndexScanSpec& spec,
-                                       const TupleRange& range,
-                                       const std::optional<fdb::Bytes>& continuation,
-                                       const ScanProperties& properties);
+CursorPtr<RawIndexEntry> scanIndexEntries(RecordContext& context, const IndexScanSpec& spec,
+                                          const TupleRange& range,
+                                          const std::optional<fdb::Bytes>& continuation,
+                                          const ScanProperties& properties);
 
 // The entries of the index over `range` with their records, fetched by `method`.
 // `pipelineSize`: record loads in flight with SCAN_AND_FETCH (0 counts as 1).

@@ -1,8 +1,9 @@
-// rl::IndexEntry — one entry of a VALUE index, as an index scan returns it.
+// rl::RawIndexEntry — one entry of a VALUE index as read, before decoding: what index fetch
+// returns with each raw record (the record store decodes it into its rl::IndexEntry).
 //
 // The entry's key is P + (2, sk) + (indexed values..., primary-key columns not already
 // indexed...) and its value a packed tuple (zero-length for plain VALUE indexes: the empty
-// tuple). An IndexEntry views those bytes where the scan read them (the range read's batch,
+// tuple). An RawIndexEntry views those bytes where the scan read them (the range read's batch,
 // which it keeps alive) and decodes only what is asked for: the entry tuple, the value tuple,
 // or the record's primary key, rebuilt from the entry with the index's primary-key positions
 // (spec §4.2, Java's Index.getEntryPrimaryKey).
@@ -26,17 +27,17 @@
 
 namespace rl {
 
-class IndexEntry {
+class RawIndexEntry {
  public:
-  IndexEntry() = default;
+  RawIndexEntry() = default;
   // An entry viewing `key` and `value`, bytes that `owner` keeps alive. The first
   // `prefixLength` bytes of `key` are the index subspace. `primaryKeyPositions[i]`: where
   // primary-key column i sits in the entry tuple (index::entryPrimaryKeyPositions).
-  IndexEntry(std::shared_ptr<const void> owner, std::string_view key, std::string_view value,
-             size_t prefixLength, std::shared_ptr<const std::vector<int>> primaryKeyPositions);
+  RawIndexEntry(std::shared_ptr<const void> owner, std::string_view key, std::string_view value,
+                size_t prefixLength, std::shared_ptr<const std::vector<int>> primaryKeyPositions);
   // An entry owning copies of `key` and `value`.
-  static IndexEntry copyOf(std::string_view key, std::string_view value, size_t prefixLength,
-                           std::shared_ptr<const std::vector<int>> primaryKeyPositions);
+  static RawIndexEntry copyOf(std::string_view key, std::string_view value, size_t prefixLength,
+                              std::shared_ptr<const std::vector<int>> primaryKeyPositions);
 
   // The whole key as stored: the index subspace, then the packed entry tuple.
   std::string_view rawKey() const { return key_; }
@@ -59,7 +60,7 @@ class IndexEntry {
   const std::vector<int>& primaryKeyPositions() const;
 
   // Same key, value and primary-key positions.
-  friend bool operator==(const IndexEntry& a, const IndexEntry& b);
+  friend bool operator==(const RawIndexEntry& a, const RawIndexEntry& b);
 
  private:
   std::shared_ptr<const void> owner_;

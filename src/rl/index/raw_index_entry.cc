@@ -1,4 +1,4 @@
-#include "rl/index_entry.h"
+#include "rl/raw_index_entry.h"
 
 #include <fmt/format.h>
 #include <cstdint>
@@ -104,37 +104,38 @@ const std::vector<int>& noPositions() {
 
 }  // namespace
 
-IndexEntry::IndexEntry(std::shared_ptr<const void> owner, std::string_view key,
-                       std::string_view value, size_t prefixLength,
-                       std::shared_ptr<const std::vector<int>> primaryKeyPositions)
+RawIndexEntry::RawIndexEntry(std::shared_ptr<const void> owner, std::string_view key,
+                             std::string_view value, size_t prefixLength,
+                             std::shared_ptr<const std::vector<int>> primaryKeyPositions)
     : owner_(std::move(owner)),
       key_(key),
       value_(value),
       prefixLength_(prefixLength <= key.size() ? prefixLength : key.size()),
       primaryKeyPositions_(std::move(primaryKeyPositions)) {}
 
-IndexEntry IndexEntry::copyOf(std::string_view key, std::string_view value, size_t prefixLength,
-                              std::shared_ptr<const std::vector<int>> primaryKeyPositions) {
+RawIndexEntry RawIndexEntry::copyOf(std::string_view key, std::string_view value,
+                                    size_t prefixLength,
+                                    std::shared_ptr<const std::vector<int>> primaryKeyPositions) {
   auto owned =
       std::make_shared<const fdb::KeyValue>(fdb::KeyValue{fdb::Bytes(key), fdb::Bytes(value)});
   std::string_view keyView = owned->key;
   std::string_view valueView = owned->value;
-  return IndexEntry(std::move(owned), keyView, valueView, prefixLength,
-                    std::move(primaryKeyPositions));
+  return RawIndexEntry(std::move(owned), keyView, valueView, prefixLength,
+                       std::move(primaryKeyPositions));
 }
 
-fdb::Tuple IndexEntry::key() const { return decode(packedKey()); }
+fdb::Tuple RawIndexEntry::key() const { return decode(packedKey()); }
 
-fdb::Tuple IndexEntry::value() const {
+fdb::Tuple RawIndexEntry::value() const {
   if (value_.empty()) return fdb::Tuple{};
   return decode(value_);
 }
 
-const std::vector<int>& IndexEntry::primaryKeyPositions() const {
+const std::vector<int>& RawIndexEntry::primaryKeyPositions() const {
   return primaryKeyPositions_ ? *primaryKeyPositions_ : noPositions();
 }
 
-void IndexEntry::appendPackedPrimaryKey(fdb::Bytes& out) const {
+void RawIndexEntry::appendPackedPrimaryKey(fdb::Bytes& out) const {
   const std::string_view entry = packedKey();
   for (int position : primaryKeyPositions()) {
     if (position < 0) notATuple(entry, "negative primary-key position");
@@ -142,13 +143,13 @@ void IndexEntry::appendPackedPrimaryKey(fdb::Bytes& out) const {
   }
 }
 
-fdb::Tuple IndexEntry::primaryKey() const {
+fdb::Tuple RawIndexEntry::primaryKey() const {
   fdb::Bytes packed;
   appendPackedPrimaryKey(packed);
   return decode(packed);
 }
 
-bool operator==(const IndexEntry& a, const IndexEntry& b) {
+bool operator==(const RawIndexEntry& a, const RawIndexEntry& b) {
   return a.key_ == b.key_ && a.prefixLength_ == b.prefixLength_ && a.value_ == b.value_ &&
          a.primaryKeyPositions() == b.primaryKeyPositions();
 }
