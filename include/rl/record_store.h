@@ -43,7 +43,9 @@
 #include "record_metadata.pb.h"
 #include "rl/cursor.h"
 #include "rl/execute_properties.h"
+#include "rl/index_fetch_method.h"
 #include "rl/metadata.h"
+#include "rl/raw_index_entry.h"
 #include "rl/record_context.h"
 #include "rl/record_store_exception.h"
 #include "rl/record_version.h"
@@ -207,6 +209,14 @@ struct IndexEntry {
   fdb::Tuple primaryKey;  // the record's primary key, rebuilt from `key`
 };
 
+// One row of scanIndexRecords: the index entry (decoded on demand: key(), value(),
+// primaryKey()) and the record it points to (nullopt: an orphan entry returned under
+// IndexOrphanBehavior::kReturn).
+struct FetchedRecord {
+  RawIndexEntry entry;
+  std::optional<LoadedRecord> record;
+};
+
 // What an index fetch (SCAN_AND_FETCH / USE_REMOTE_FETCH, src/rl/index/) needs to know
 // about a store to resolve an index's entries to records.
 struct IndexScanFacts {
@@ -310,6 +320,21 @@ class RecordStore {
   CursorPtr<IndexEntry> scanIndex(std::string_view indexName, const TupleRange& range,
                                   const std::optional<fdb::Bytes>& continuation,
                                   const ScanProperties& properties);
+  // The records an index's entries over `range` point to, in index order, each with its
+  // entry, fetched by `method` (spec §6): kScanAndFetch scans the index and loads each record
+  // (`pipelineSize` loads in flight); kUseRemoteFetch asks the storage server for both in
+  // mapped range reads; kUseRemoteFetchWithFallback does that and falls back to scan and
+  // fetch when it cannot. Every method returns the same rows with the same continuations
+  // (an index scan's), so a scan stopped under one resumes under another. Throws
+  // ScanNonReadableIndexException as scanIndex does, UnsupportedRemoteFetchIndexException
+  // (kUseRemoteFetch on a store whose prefix is not a tuple the server parses, or with
+  // snapshot isolation), RecordCoreException on stores keeping versions in the old format;
+  // the cursor throws OrphanIndexEntryException for a missing record under kError.
+  CursorPtr<FetchedRecord> scanIndexRecords(
+      std::string_view indexName, const TupleRange& range,
+      const std::optional<fdb::Bytes>& continuation, const ScanProperties& properties,
+      IndexFetchMethod method = IndexFetchMethod::kScanAndFetch,
+      IndexOrphanBehavior orphanBehavior = IndexOrphanBehavior::kError, size_t pipelineSize = 10);
   // What an index fetch needs (the seam for scanIndexRecords, src/rl/index/). Throws
   // ScanNonReadableIndexException as scanIndex does.
   IndexScanFacts indexScanFacts(std::string_view indexName) const;

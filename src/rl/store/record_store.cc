@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "fdb/error.h"
+#include "rl/index/index_fetch.h"
 #include "rl/key_value_cursor.h"
 #include "rl/metadata_exception.h"
 #include "rl/store/keyspace.h"
@@ -421,6 +422,50 @@ CursorPtr<IndexEntry> RecordStore::scanIndex(std::string_view indexName, const T
                entry.primaryKey = index->entryPrimaryKey(entry.key);
                return entry;
              });
+}
+
+CursorPtr<FetchedRecord> RecordStore::scanIndexRecords(
+    std::string_view indexName, const TupleRange& range,
+    const std::optional<fdb::Bytes>& continuation, const ScanProperties& properties,
+    IndexFetchMethod method, IndexOrphanBehavior orphanBehavior, size_t pipelineSize) {
+  IndexScanFacts facts = indexScanFacts(indexName);
+  if (facts.index->type() != Index::kValue) {
+    throw RecordCoreArgumentException(fmt::format(
+        "index {} has type {}; only value indexes fetch records", indexName, facts.index->type()));
+  }
+  if (facts.oldVersionFormat && state_->metaData.storeRecordVersions()) {
+    throw RecordCoreException(fmt::format(
+        "index {}: fetching records of a store that keeps versions in the old format (8, pk) "
+        "is not supported; scan the index and load each record instead",
+        indexName));
+  }
+  IndexScanSpec spec;
+  spec.storePrefix = std::move(facts.storePrefix);
+  spec.recordsSubspace = std::move(facts.recordsSubspace);
+  spec.indexSubspace = std::move(facts.indexSubspace);
+  spec.entryPrimaryKeyPositions =
+      std::make_shared<const std::vector<int>>(std::move(facts.entryPrimaryKeyPositions));
+  spec.splitLongRecords = facts.splitLongRecords;
+  spec.omitUnsplitSuffix = facts.omitUnsplitRecordSuffix;
+  CursorPtr<IndexedRawRecord> raw =
+      rl::scanIndexRecords(*state_->context, spec, range, continuation, properties, method,
+                           orphanBehavior, pipelineSize);
+  return map(std::move(raw), [state = state_](IndexedRawRecord&& row) {
+    FetchedRecord fetched{std::move(row.entry), std::nullopt};
+    state->countRead(fetched.entry.rawKey(), fetched.entry.packedValue());
+    if (row.record) {
+      RawRecord& stored = *row.record;
+      LoadedRecord& loaded = fetched.record.emplace();
+      loaded.record = store::deserializeRecord(*state, stored.rawRecord, loaded.recordType);
+      loaded.primaryKey = std::move(stored.primaryKey);
+      loaded.version = std::move(stored.version);
+      loaded.size = toRecordSize(stored.sizes);
+      state->counters.recordsLoaded += 1;
+      state->counters.keysRead += stored.sizes.keyCount;
+      state->counters.bytesRead += stored.sizes.keySize + stored.sizes.valueSize;
+    }
+    return fetched;
+  });
 }
 
 IndexScanFacts RecordStore::indexScanFacts(std::string_view indexName) const {
