@@ -399,6 +399,86 @@ TEST_F(StoreCheckerTest, FanOutAndUniversalIndexes) {
   EXPECT_EQ(report.problems.size(), 2u);
 }
 
+TEST_F(StoreCheckerTest, OldVersionFormatStore) {
+  // Format 5: unsplit records keep suffix 0, versions live at (8, pk).
+  RecordStoreOptions format5;
+  format5.formatVersion = 5;
+  withStore(
+      [&](RecordStore& store) {
+        EXPECT_TRUE(store.oldVersionFormat());
+        for (int i = 1; i <= 5; ++i)
+          store.saveRecord(makeOrder(i, "o", i, std::to_string(i) + "@x"));
+        Order large = makeOrder(9, "large");
+        large.set_payload(std::string(150'000, 'p'));
+        store.saveRecord(large);
+      },
+      format5);
+  ASSERT_TRUE(rawGet(key(fdb::Tuple{8, 1})));
+  CheckReport report = check();
+  EXPECT_TRUE(report.ok()) << report.summary();
+  EXPECT_EQ(report.recordsChecked, 6);
+  EXPECT_EQ(report.recordKeysScanned, 5 + 2);  // no version keys under (1)
+  const fdb::Bytes inlineVersion = key(fdb::Tuple{1, 2, -1});
+  rawSet(inlineVersion, *rawGet(key(fdb::Tuple{8, 2})));
+  report = check();
+  expectOnlyProblem(report, CheckProblemKind::kBadSplit, inlineVersion);
+  EXPECT_NE(report.problems[0].message.find("(8, pk)"), std::string::npos);
+}
+
+TEST_F(StoreCheckerTest, LegacyUnsuffixedStore) {
+  // Format 4 with records that are not split: each record is one key (1, pk), no suffix.
+  RecordMetaDataBuilder builder(Order::descriptor()->file());
+  builder.setSplitLongRecords(false);
+  builder.setStoreRecordVersions(false);
+  metaData = builder.build();
+  RecordStoreOptions format4;
+  format4.formatVersion = 4;
+  withStore(
+      [&](RecordStore& store) {
+        EXPECT_TRUE(store.omitUnsplitRecordSuffix());
+        for (int i = 1; i <= 5; ++i)
+          store.saveRecord(makeOrder(i, "o", i, std::to_string(i) + "@x"));
+      },
+      format4);
+  ASSERT_TRUE(rawGet(key(fdb::Tuple{1, 3})));
+  CheckReport report = check();
+  EXPECT_TRUE(report.ok()) << report.summary();
+  EXPECT_EQ(report.recordsChecked, 5);
+  EXPECT_EQ(report.indexEntriesExpected, 15);
+  const fdb::Bytes entry = key(fdb::Tuple{2, "Order$price", 3, 3});
+  rawClear(entry);
+  expectOnlyProblem(check(), CheckProblemKind::kMissingIndexEntry, entry);
+  rawSet(entry, "");
+  const fdb::Bytes garbage = key(fdb::Tuple{1, 7});
+  rawSet(garbage, "\xff\xff");
+  expectOnlyProblem(check(), CheckProblemKind::kUndecodableRecord, garbage);
+}
+
+TEST_F(StoreCheckerTest, StoresAtOtherLocations) {
+  // A store under a directory and a tuple prefix, next to other data the checker ignores.
+  const StoreLocation location = StoreLocation::directory({"app", "orders"}, fdb::Tuple{7});
+  run([&](RecordContext& context) {
+    RecordStore store = RecordStore::open(context, location, metaData);
+    store.saveRecord(makeOrder(1, "a", 1, "a@x"));
+    store.saveRecord(makeOrder(2, "b", 2, "b@x"));
+    context.transaction().set("unrelated", "x");
+  });
+  CheckReport report = StoreChecker(db, location, metaData).run();
+  EXPECT_TRUE(report.ok()) << report.summary();
+  EXPECT_EQ(report.recordsChecked, 2);
+  const fdb::Bytes prefix =
+      run([&](RecordContext& context) { return location.resolve(context.transaction()).key(); });
+  const fdb::Bytes entry = prefix + key(fdb::Tuple{2, "Order$name", "a", 1});
+  ASSERT_TRUE(rawGet(entry));
+  rawClear(entry);
+  report = StoreChecker(db, location, metaData).run();
+  expectOnlyProblem(report, CheckProblemKind::kMissingIndexEntry, entry);
+  // A directory that does not exist: no store.
+  report = StoreChecker(db, StoreLocation::directory({"nothing"}), metaData).run();
+  ASSERT_EQ(report.problems.size(), 1u);
+  EXPECT_EQ(report.problems[0].kind, CheckProblemKind::kMissingHeader);
+}
+
 TEST_F(StoreCheckerTest, ProblemsBeyondTheLimitAreCounted) {
   saveHealthyStore(10);
   for (int i = 1; i <= 10; ++i) rawClear(key(fdb::Tuple{2, "Order$price", 10 * i, i}));

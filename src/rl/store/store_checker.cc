@@ -498,8 +498,9 @@ class Step {
     return parsed;
   }
 
-  // Old-format versions at (8, pk) of several records, read together.
-  void loadOldFormatVersions(std::vector<ParsedRecord>& records) {
+  // Old-format versions at (8, pk) of several records, read together (problems reported
+  // when `report`).
+  void loadOldFormatVersions(std::vector<ParsedRecord>& records, bool report) {
     if (!currentLayout().oldVersionFormat()) return;
     const fdb::Subspace versions = c_.subspace.subspace(fdb::Tuple{keyspace::kRecordVersion});
     std::vector<fdb::Future<std::optional<fdb::Bytes>>> reads;
@@ -513,8 +514,10 @@ class Step {
       try {
         records[i].version = RecordVersion::fromOldFormatValue(*value);
       } catch (const std::exception& e) {
-        problem(CheckProblemKind::kBadSplit, versions.pack(records[i].primaryKey),
-                fmt::format("the old-format version does not decode: {}", e.what()));
+        if (report) {
+          problem(CheckProblemKind::kBadSplit, versions.pack(records[i].primaryKey),
+                  fmt::format("the old-format version does not decode: {}", e.what()));
+        }
       }
     }
   }
@@ -554,7 +557,7 @@ class Step {
 
   // Checks every record's entries in every index covering it (reads issued together).
   void checkEntriesOf(std::vector<ParsedRecord>& records) {
-    loadOldFormatVersions(records);
+    loadOldFormatVersions(records, true);
     struct Lookup {
       ExpectedEntry entry;
       std::string indexName;
@@ -700,7 +703,7 @@ class Step {
       std::optional<ParsedRecord> one = parse(record, std::move(*assembled), false);
       if (one) parsed.push_back(std::move(*one));
     }
-    loadOldFormatVersions(parsed);
+    loadOldFormatVersions(parsed, false);
     for (const ParsedRecord& record : parsed) {
       RecordFacts& fact = facts[record.primaryKey];
       fact.typeName = record.type->name();
