@@ -14,8 +14,9 @@
 //
 // Or step by step, in transactions of your own (each step resumes where the last stopped):
 //   rl::StoreChecker checker(db, location, metaData);
-//   while (!checker.done()) rl::runInContext(db, [&](rl::RecordContext& c) { ... });
-// (see step() for the contract).
+//   while (!checker.done()) {
+//     rl::runInContext(db, [&](rl::RecordContext& context) { checker.step(context); });
+//   }
 //
 // What is checked:
 //   - the header at (0) exists, parses as DataStoreInfo, has a format version in 1..15 and a

@@ -172,7 +172,7 @@ class Step {
         progress_(checker.progress),
         deadline_(Clock::now() + checker.options.maxTimePerTransaction) {}
 
-  // Runs the step; returns the findings to merge (progress in progress()).
+  // Runs the step: its findings are in found(), where it stopped in progress().
   void run() {
     while (progress_.phase != Phase::kDone && !stopped_) {
       switch (progress_.phase) {
@@ -254,10 +254,9 @@ class Step {
       first.limit = 1;
       const fdb::RangeResult firstKey = tr_.snapshot().getRange(c_.subspace.range(), first).get();
       problem(CheckProblemKind::kMissingHeader, headerKey,
-              firstKey.rows.size() == 0
-                  ? "the store is empty: there is no header"
-                  : fmt::format("no header, but the store has keys (first {})",
-                                printable(firstKey.rows[0].key)));
+              firstKey.rows.empty() ? "the store is empty: there is no header"
+                                    : fmt::format("no header, but the store has keys (first {})",
+                                                  printable(firstKey.rows[0].key)));
       nextPhase(Phase::kDone);
       return;
     }
@@ -457,7 +456,7 @@ class Step {
     ParsedRecord parsed;
     parsed.primaryKey = record.primaryKey;
     parsed.firstKey = std::move(assembled.firstKey);
-    parsed.version = std::move(assembled.version);
+    parsed.version = assembled.version;
     try {
       fdb::Bytes buffer;
       std::string_view bytes = assembled.bytes;
@@ -599,7 +598,7 @@ class Step {
       const fdb::RangeResult batch =
           tr_.snapshot().getRange(fdb::KeyRange{begin, all.end}, batchOptions()).get();
       exhausted = !batch.more;
-      if (batch.rows.size() > 0) begin = fdb::Bytes(batch.rows[batch.rows.size() - 1].key) + '\x00';
+      if (!batch.rows.empty()) begin = fdb::Bytes(batch.rows[batch.rows.size() - 1].key) + '\x00';
       std::vector<RecordRows> complete;
       for (const fdb::KeyValueRef& row : batch.rows) {
         found_.recordKeysScanned += 1;
@@ -788,7 +787,7 @@ class Step {
       const fdb::RangeResult batch =
           tr_.snapshot().getRange(fdb::KeyRange{begin, all.end}, batchOptions()).get();
       exhausted = !batch.more;
-      if (batch.rows.size() > 0) begin = fdb::Bytes(batch.rows[batch.rows.size() - 1].key) + '\x00';
+      if (!batch.rows.empty()) begin = fdb::Bytes(batch.rows[batch.rows.size() - 1].key) + '\x00';
       std::vector<ScannedEntry> entries;
       std::set<fdb::Tuple> primaryKeys;
       for (const fdb::KeyValueRef& row : batch.rows) {
