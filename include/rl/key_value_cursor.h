@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 
@@ -52,6 +53,24 @@ struct KeyEndpoints {
   static KeyEndpoints of(const fdb::Subspace& subspace, const TupleRange& range);
 };
 
+// Where a key-value scan reads, from its endpoints, properties and continuation: the common
+// prefix its continuations leave out, the byte range, and the selectors of the first read
+// (skip applied). KeyValueCursor reads with these; so does any cursor that reads the same
+// range another way (remote fetch's mapped range reads), so that their continuations are
+// interchangeable byte for byte.
+struct KeyValueScanBounds {
+  size_t prefixLength = 0;
+  fdb::KeyRange byteRange;
+  fdb::KeySelector begin;
+  fdb::KeySelector end;
+  // The suffix of the key resumed after (the continuation's), or nullopt at the start.
+  std::optional<fdb::Bytes> resumedSuffix;
+
+  static KeyValueScanBounds of(const fdb::Subspace& subspace, const KeyEndpoints& endpoints,
+                               const ScanProperties& properties,
+                               const std::optional<fdb::Bytes>& continuation);
+};
+
 class KeyValueCursor : public RecordCursor<fdb::KeyValueRef> {
  public:
   // `continuation`: bytes a cursor over the same subspace and range handed out (wrapped or
@@ -73,6 +92,9 @@ class KeyValueCursor : public RecordCursor<fdb::KeyValueRef> {
   const fdb::KeyRange& byteRange() const { return byteRange_; }
   // Range reads issued so far (the first one is issued at construction).
   int batchesRequested() const { return batchesRequested_; }
+  // The batch the last value's views point into. Holding it keeps those views valid after
+  // the cursor moves on (values without it are valid until the next call to next()).
+  const std::shared_ptr<const fdb::RangeResult>& currentBatch() const { return batch_; }
 
  private:
   void requestBatch();
@@ -97,7 +119,7 @@ class KeyValueCursor : public RecordCursor<fdb::KeyValueRef> {
   CursorLimitManager limits_;
 
   std::optional<fdb::Future<fdb::RangeResult>> pending_;
-  fdb::RangeResult batch_;
+  std::shared_ptr<const fdb::RangeResult> batch_;
   size_t batchIndex_ = 0;
 
   // The last key's suffix after the prefix (or the resumed-from one); nullopt at the start.

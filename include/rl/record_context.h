@@ -79,6 +79,8 @@ class RecordContext {
   void addToLocalVersionCache(std::string_view key, uint16_t localVersion);
   std::optional<uint16_t> localVersion(std::string_view key) const;
   bool removeLocalVersion(std::string_view key);
+  // Whether any local version is cached (a cheap test before building keys to look up).
+  bool hasLocalVersions() const { return !localVersions_.empty(); }
 
   // Clears `key` / [begin, end) in the transaction together with any pending version
   // mutation and cached local version there.

@@ -22,15 +22,11 @@ KeyValueCursor::KeyValueCursor(RecordContext& context, const fdb::Subspace& subs
     : KeyValueCursor(context, subspace, KeyEndpoints::of(subspace, range), properties, continuation,
                      format) {}
 
-KeyValueCursor::KeyValueCursor(RecordContext& context, const fdb::Subspace& subspace,
-                               const KeyEndpoints& endpoints, const ScanProperties& properties,
-                               const std::optional<fdb::Bytes>& continuation,
-                               ContinuationFormat format)
-    : context_(&context),
-      format_(format),
-      reverse_(properties.reverse),
-      snapshot_(properties.execute.isolation == IsolationLevel::kSnapshot),
-      limits_(context.createTime(), properties.execute) {
+KeyValueScanBounds KeyValueScanBounds::of(const fdb::Subspace& subspace,
+                                          const KeyEndpoints& endpoints,
+                                          const ScanProperties& properties,
+                                          const std::optional<fdb::Bytes>& continuation) {
+  KeyValueScanBounds bounds;
   fdb::Bytes low = endpoints.low.value_or(subspace.key());
   fdb::Bytes high = endpoints.high.value_or(subspace.key());
   EndpointType lowType = endpoints.lowEndpoint;
@@ -42,13 +38,13 @@ KeyValueCursor::KeyValueCursor(RecordContext& context, const fdb::Subspace& subs
   if (lowType == EndpointType::kPrefixString && highType == EndpointType::kPrefixString) {
     --prefix;  // keys extend the string itself, past its terminating 0x00
   }
-  prefixLength_ = prefix;
+  bounds.prefixLength = prefix;
 
   if (continuation) {
     fdb::Bytes suffix = unwrapKeyValueContinuation(*continuation);
-    fdb::Bytes resumeKey = low.substr(0, prefixLength_) + suffix;
-    lastSuffix_ = std::move(suffix);
-    if (reverse_) {
+    fdb::Bytes resumeKey = low.substr(0, prefix) + suffix;
+    bounds.resumedSuffix = std::move(suffix);
+    if (properties.reverse) {
       high = std::move(resumeKey);
       highType = EndpointType::kContinuation;
     } else {
@@ -56,18 +52,36 @@ KeyValueCursor::KeyValueCursor(RecordContext& context, const fdb::Subspace& subs
       lowType = EndpointType::kContinuation;
     }
   }
-  byteRange_ = TupleRange::toRange(low, high, lowType, highType);
+  bounds.byteRange = TupleRange::toRange(low, high, lowType, highType);
 
-  begin_ = fdb::KeySelector::firstGreaterOrEqual(byteRange_.begin);
-  end_ = fdb::KeySelector::firstGreaterOrEqual(byteRange_.end);
+  bounds.begin = fdb::KeySelector::firstGreaterOrEqual(bounds.byteRange.begin);
+  bounds.end = fdb::KeySelector::firstGreaterOrEqual(bounds.byteRange.end);
   const int skip = properties.execute.skip;
   if (skip > 0) {
-    if (reverse_) {
-      end_ = end_ - skip;
+    if (properties.reverse) {
+      bounds.end = bounds.end - skip;
     } else {
-      begin_ = begin_ + skip;
+      bounds.begin = bounds.begin + skip;
     }
   }
+  return bounds;
+}
+
+KeyValueCursor::KeyValueCursor(RecordContext& context, const fdb::Subspace& subspace,
+                               const KeyEndpoints& endpoints, const ScanProperties& properties,
+                               const std::optional<fdb::Bytes>& continuation,
+                               ContinuationFormat format)
+    : context_(&context),
+      format_(format),
+      reverse_(properties.reverse),
+      snapshot_(properties.execute.isolation == IsolationLevel::kSnapshot),
+      limits_(context.createTime(), properties.execute) {
+  KeyValueScanBounds bounds = KeyValueScanBounds::of(subspace, endpoints, properties, continuation);
+  prefixLength_ = bounds.prefixLength;
+  byteRange_ = std::move(bounds.byteRange);
+  begin_ = std::move(bounds.begin);
+  end_ = std::move(bounds.end);
+  lastSuffix_ = std::move(bounds.resumedSuffix);
   rowLimit_ = properties.execute.normalizedRowLimit();
   rowsLeftToAsk_ = rowLimit_;
   mode_ = toFdbStreamingMode(properties.streamingMode, rowLimit_);
@@ -88,15 +102,16 @@ void KeyValueCursor::requestBatch() {
 
 const fdb::KeyValueRef* KeyValueCursor::nextRow() {
   while (true) {
-    if (batchIndex_ < batch_.rows.size()) return &batch_.rows[batchIndex_++];
+    if (batch_ && batchIndex_ < batch_->rows.size()) return &batch_->rows[batchIndex_++];
     if (!pending_) return nullptr;
-    batch_ = std::move(*pending_).get();
+    batch_ = std::make_shared<const fdb::RangeResult>(std::move(*pending_).get());
     pending_.reset();
     batchIndex_ = 0;
-    if (rowLimit_ != 0) rowsLeftToAsk_ -= static_cast<int>(batch_.rows.size());
-    if (batch_.more && !batch_.rows.empty() && (rowLimit_ == 0 || rowsLeftToAsk_ > 0)) {
+    const fdb::RangeResult& batch = *batch_;
+    if (rowLimit_ != 0) rowsLeftToAsk_ -= static_cast<int>(batch.rows.size());
+    if (batch.more && !batch.rows.empty() && (rowLimit_ == 0 || rowsLeftToAsk_ > 0)) {
       // Ask for the next batch now, so that it arrives while this one is consumed.
-      const fdb::Bytes lastKey(batch_.rows.back().key);
+      const fdb::Bytes lastKey(batch.rows.back().key);
       if (reverse_) {
         end_ = fdb::KeySelector::firstGreaterOrEqual(lastKey);
       } else {

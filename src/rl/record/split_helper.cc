@@ -14,21 +14,43 @@ std::string describe(const fdb::Subspace& subspace, const fdb::Tuple& primaryKey
                      fdb::printable(subspace.key()));
 }
 
-// The one integer element a record key has after (pk): its split suffix.
-int64_t splitSuffix(std::string_view afterPrefix, const fdb::Tuple& primaryKey) {
+// The one integer element a record key has after (pk): its split suffix, described for
+// errors by `primaryKey` (printable bytes).
+int64_t splitSuffix(std::string_view afterPrefix, std::string_view primaryKey) {
+  // Fast path, no allocation: one integer of at most 8 bytes (type codes 0x0c..0x1c).
+  if (!afterPrefix.empty()) {
+    const auto code = static_cast<uint8_t>(afterPrefix[0]);
+    if (code >= 0x0c && code <= 0x1c) {
+      const bool negative = code < 0x14;
+      const size_t length = negative ? 0x14u - code : code - 0x14u;
+      if (afterPrefix.size() == 1 + length && length < 8) {
+        uint64_t magnitude = 0;
+        for (size_t i = 1; i <= length; ++i) {
+          magnitude = (magnitude << 8) | static_cast<uint8_t>(afterPrefix[i]);
+        }
+        if (!negative) return static_cast<int64_t>(magnitude);
+        // Negative integers are stored as the one's complement of their magnitude.
+        const uint64_t mask = (uint64_t{1} << (8 * length)) - 1;
+        return -static_cast<int64_t>(~magnitude & mask);
+      }
+    }
+  }
   try {
     fdb::Tuple suffix = fdb::Tuple::unpack(afterPrefix);
     if (suffix.size() != 1) {
       throw RecordCoreStorageException(fmt::format(
           "a split record key has exactly one element after the primary key {}; found {}",
-          fdb::printable(primaryKey.pack()), suffix.size()));
+          primaryKey, suffix.size()));
     }
     return suffix.getInt(0);
   } catch (const fdb::Error& e) {
     throw RecordCoreStorageException(
-        fmt::format("a split record key of {} has no integer suffix: {}",
-                    fdb::printable(primaryKey.pack()), e.what()));
+        fmt::format("a split record key of {} has no integer suffix: {}", primaryKey, e.what()));
   }
+}
+
+int64_t splitSuffix(std::string_view afterPrefix, const fdb::Tuple& primaryKey) {
+  return splitSuffix(afterPrefix, fdb::printable(primaryKey.pack()));
 }
 
 fdb::Bytes joinChunks(std::vector<fdb::Bytes>& chunks) {
@@ -174,27 +196,114 @@ void deleteSplit(RecordContext& context, const fdb::Subspace& subspace,
 
 // --- Loading one record ---
 
+std::string SingleRecordUnsplitter::printablePrimaryKey(std::string_view key) const {
+  return fdb::printable(key.substr(primaryKeyBegin_, prefixSize_ - primaryKeyBegin_));
+}
+
+void SingleRecordUnsplitter::addPendingVersion(uint16_t localVersion, std::string_view versionKey) {
+  version_ = RecordVersion::incomplete(localVersion);
+  sizes_.addVersion(versionKey);
+}
+
+void SingleRecordUnsplitter::add(const fdb::KeyValueRefs& rows) {
+  // One allocation for the record's bytes when it arrives in one read.
+  size_t total = 0;
+  for (const fdb::KeyValueRef& row : rows) total += row.value.size();
+  data_.reserve(data_.size() + total);
+  for (const fdb::KeyValueRef& row : rows) add(row.key, row.value);
+}
+
+void SingleRecordUnsplitter::add(std::string_view key, std::string_view value) {
+  if (key.size() < prefixSize_) {
+    throw RecordCoreStorageException("a record key shorter than its prefix: " +
+                                     fdb::printable(key));
+  }
+  const int64_t index = splitSuffix(key.substr(prefixSize_), printablePrimaryKey(key));
+  if (index == kRecordVersionSuffix) {
+    version_ = RecordVersion::fromInlineValue(value);
+    sizes_.isVersionedInline = true;
+    sizes_.add(key, value);
+  } else if (index == kUnsplitRecordSuffix) {
+    if (hasUnsplit_) {
+      throw RecordCoreStorageException("more than one unsplit value for " +
+                                       printablePrimaryKey(key));
+    }
+    hasUnsplit_ = true;
+    hasData_ = true;
+    data_.append(value);
+    sizes_.add(key, value);
+    sizes_.isSplit = false;
+  } else if (index == lastIndex_ + 1) {
+    if (index == kStartSplitRecordSuffix) {
+      if (hasUnsplit_) {
+        throw RecordCoreStorageException("Unsplit value followed by split, for " +
+                                         printablePrimaryKey(key));
+      }
+      sizes_.isSplit = true;
+    }
+    hasData_ = true;
+    data_.append(value);
+    sizes_.add(key, value);
+    lastIndex_ = index;
+  } else if (lastIndex_ >= kStartSplitRecordSuffix) {
+    throw FoundSplitOutOfOrderException(
+        fmt::format("Split record segments out of order: expected {}, found {}, for {}",
+                    lastIndex_ + 1, index, printablePrimaryKey(key)));
+  } else {
+    throw FoundSplitWithoutStartException(fmt::format(
+        "Found split record without start: index {} for {}", index, printablePrimaryKey(key)));
+  }
+}
+
+std::optional<RawRecord> SingleRecordUnsplitter::finish(fdb::Tuple primaryKey) {
+  if (!hasData_) {
+    if (version_) {
+      throw FoundSplitWithoutStartException(
+          "Found split record without start: a version without data for " +
+          fdb::printable(primaryKey.pack()));
+    }
+    return std::nullopt;
+  }
+  RawRecord record{std::move(primaryKey), std::move(data_), std::move(version_), sizes_};
+  data_.clear();
+  hasData_ = false;
+  hasUnsplit_ = false;
+  lastIndex_ = 0;
+  version_.reset();
+  sizes_.reset();
+  return record;
+}
+
 PendingRecordLoad::PendingRecordLoad(RecordContext& context, const fdb::Subspace& subspace,
                                      const fdb::Tuple& primaryKey, const SplitLoadOptions& options)
-    : context_(&context),
-      primaryKey_(primaryKey),
-      recordSubspace_(subspace.subspace(primaryKey)),
-      options_(options) {
+    : PendingRecordLoad(context, subspace, std::string_view(primaryKey.pack()), options) {}
+
+PendingRecordLoad::PendingRecordLoad(RecordContext& context, const fdb::Subspace& subspace,
+                                     std::string_view packedPrimaryKey,
+                                     const SplitLoadOptions& options)
+    : context_(&context), primaryKeyBegin_(subspace.key().size()), options_(options) {
+  recordPrefix_.reserve(subspace.key().size() + packedPrimaryKey.size() + 2);
+  recordPrefix_.append(subspace.key());
+  recordPrefix_.append(packedPrimaryKey);
   fdb::Transaction& tr = context.transaction();
   const bool snapshot = options.isolation == IsolationLevel::kSnapshot;
   if (!options.splitLongRecords && options.missingUnsplitRecordSuffix) {
-    legacyKey_ = subspace.pack(primaryKey);
-    legacyRead_ = snapshot ? tr.snapshot().get(legacyKey_) : tr.get(legacyKey_);
+    legacyRead_ = snapshot ? tr.snapshot().get(recordPrefix_) : tr.get(recordPrefix_);
     return;
   }
-  pendingLocalVersion_ =
-      context.localVersion(recordSubspace_.pack(fdb::Tuple{kRecordVersionSuffix}));
+  if (context.hasLocalVersions()) {
+    const size_t prefixSize = recordPrefix_.size();
+    recordPrefix_.append(fdb::Tuple{kRecordVersionSuffix}.pack());
+    pendingLocalVersion_ = context.localVersion(recordPrefix_);
+    recordPrefix_.resize(prefixSize);
+  }
   // Every key strictly under (pk): the version, the unsplit value, the chunks.
   fdb::RangeOptions rangeOptions;
   rangeOptions.mode = fdb::StreamingMode::kWantAll;
-  const fdb::KeyRange range = recordSubspace_.range();
-  rangeRead_ =
-      snapshot ? tr.snapshot().getRange(range, rangeOptions) : tr.getRange(range, rangeOptions);
+  fdb::KeySelector begin{recordPrefix_ + '\x00', false, 1};
+  fdb::KeySelector end{recordPrefix_ + '\xff', false, 1};
+  rangeRead_ = snapshot ? tr.snapshot().getRange(begin, end, rangeOptions)
+                        : tr.getRange(begin, end, rangeOptions);
 }
 
 bool PendingRecordLoad::isReady() const {
@@ -202,89 +311,44 @@ bool PendingRecordLoad::isReady() const {
   return rangeRead_ && rangeRead_->isReady();
 }
 
+fdb::Tuple PendingRecordLoad::primaryKey() const {
+  return fdb::Tuple::unpack(std::string_view(recordPrefix_).substr(primaryKeyBegin_));
+}
+
 std::optional<RawRecord> PendingRecordLoad::get() {
   if (legacyRead_) {
     std::optional<fdb::Bytes> value = std::move(*legacyRead_).get();
     legacyRead_.reset();
     if (!value) return std::nullopt;
-    RawRecord record{primaryKey_, {}, std::nullopt, {}};
-    record.sizes.set(legacyKey_, *value);
+    RawRecord record{primaryKey(), {}, std::nullopt, {}};
+    record.sizes.set(recordPrefix_, *value);
     record.rawRecord = std::move(*value);
     return record;
   }
   if (!rangeRead_) throw RecordCoreException("a pending record load was already used");
 
-  SizeInfo sizes;
-  std::optional<RecordVersion> version;
+  SingleRecordUnsplitter unsplitter(primaryKeyBegin_, recordPrefix_.size());
   if (pendingLocalVersion_) {
-    version = RecordVersion::incomplete(*pendingLocalVersion_);
-    sizes.addVersion(recordSubspace_.pack(fdb::Tuple{kRecordVersionSuffix}));
+    unsplitter.addPendingVersion(*pendingLocalVersion_,
+                                 recordPrefix_ + fdb::Tuple{kRecordVersionSuffix}.pack());
   }
-  std::vector<fdb::Bytes> chunks;
-  bool hasUnsplit = false;
-  int64_t lastIndex = 0;
-  const size_t prefixSize = recordSubspace_.key().size();
   const bool snapshot = options_.isolation == IsolationLevel::kSnapshot;
-
   while (true) {
     fdb::RangeResult batch = std::move(*rangeRead_).get();
     rangeRead_.reset();
-    for (const fdb::KeyValueRef& row : batch.rows) {
-      const int64_t index = splitSuffix(row.key.substr(prefixSize), primaryKey_);
-      if (index == kRecordVersionSuffix) {
-        version = RecordVersion::fromInlineValue(row.value);
-        sizes.isVersionedInline = true;
-        sizes.add(row.key, row.value);
-      } else if (index == kUnsplitRecordSuffix) {
-        if (hasUnsplit) {
-          throw RecordCoreStorageException("more than one unsplit value for " +
-                                           fdb::printable(primaryKey_.pack()));
-        }
-        hasUnsplit = true;
-        chunks.emplace_back(row.value);
-        sizes.add(row.key, row.value);
-        sizes.isSplit = false;
-      } else if (index == lastIndex + 1) {
-        if (index == kStartSplitRecordSuffix) {
-          if (hasUnsplit) {
-            throw RecordCoreStorageException("Unsplit value followed by split, for " +
-                                             fdb::printable(primaryKey_.pack()));
-          }
-          sizes.isSplit = true;
-        }
-        chunks.emplace_back(row.value);
-        sizes.add(row.key, row.value);
-        lastIndex = index;
-      } else if (lastIndex >= kStartSplitRecordSuffix) {
-        throw FoundSplitOutOfOrderException(
-            fmt::format("Split record segments out of order: expected {}, found {}, for {}",
-                        lastIndex + 1, index, fdb::printable(primaryKey_.pack())));
-      } else {
-        throw FoundSplitWithoutStartException(
-            fmt::format("Found split record without start: index {} for {}", index,
-                        fdb::printable(primaryKey_.pack())));
-      }
-    }
+    unsplitter.add(batch.rows);
     if (!batch.more) break;
     // A record of many chunks can take more than one read; go on after the last key.
     fdb::Transaction& tr = context_->transaction();
     fdb::RangeOptions rangeOptions;
     rangeOptions.mode = fdb::StreamingMode::kWantAll;
     const fdb::KeySelector begin = fdb::KeySelector::firstGreaterThan(batch.rows.back().key);
-    const fdb::KeySelector end = fdb::KeySelector::firstGreaterOrEqual(recordSubspace_.range().end);
+    const fdb::KeySelector end{recordPrefix_ + '\xff', false, 1};
     rangeRead_ = snapshot ? tr.snapshot().getRange(begin, end, rangeOptions)
                           : tr.getRange(begin, end, rangeOptions);
   }
-
-  if (chunks.empty()) {
-    if (version) {
-      throw FoundSplitWithoutStartException(
-          "Found split record without start: a version without data for " +
-          fdb::printable(primaryKey_.pack()));
-    }
-    return std::nullopt;
-  }
-  return RawRecord{primaryKey_, joinChunks(chunks), version, sizes};
+  if (unsplitter.empty()) return std::nullopt;  // no record: the key is not decoded
+  return unsplitter.finish(primaryKey());
 }
 
 std::optional<RawRecord> loadWithSplit(RecordContext& context, const fdb::Subspace& subspace,

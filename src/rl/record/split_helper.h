@@ -102,21 +102,65 @@ struct SplitLoadOptions {
   IsolationLevel isolation = IsolationLevel::kSerializable;
 };
 
+// Assembles one record from the key-values under its (pk), in key order (forward): the
+// version (-1) first, then the unsplit value (0) or the chunks 1..n. This is what a
+// single-record load reads and what a mapped range read returns for an index entry (in key
+// order even for reverse scans). Checks what the split helper's loads check and throws the
+// errors listed above.
+//
+//   SingleRecordUnsplitter unsplitter(records.key().size(), prefix.size());
+//   unsplitter.add(rows);
+//   std::optional<RawRecord> record = unsplitter.finish(primaryKey);
+class SingleRecordUnsplitter {
+ public:
+  // Every key starts with the records subspace (`primaryKeyBegin` bytes) and the packed
+  // primary key (up to `prefixSize`), followed by the one-integer suffix.
+  SingleRecordUnsplitter(size_t primaryKeyBegin, size_t prefixSize)
+      : primaryKeyBegin_(primaryKeyBegin), prefixSize_(prefixSize) {}
+
+  // A version this transaction saved and still holds back (from the context's local-version
+  // cache), stored at `versionKey`. Call before add().
+  void addPendingVersion(uint16_t localVersion, std::string_view versionKey);
+  // Adds key-values that follow those added so far.
+  void add(const fdb::KeyValueRefs& rows);
+  void add(std::string_view key, std::string_view value);
+  bool empty() const { return sizes_.keyCount == 0; }
+  // The record, or nullopt when nothing was added. Leaves the unsplitter empty.
+  std::optional<RawRecord> finish(fdb::Tuple primaryKey);
+
+ private:
+  std::string printablePrimaryKey(std::string_view key) const;
+
+  size_t primaryKeyBegin_;
+  size_t prefixSize_;
+  fdb::Bytes data_;
+  bool hasData_ = false;
+  bool hasUnsplit_ = false;
+  int64_t lastIndex_ = 0;
+  std::optional<RecordVersion> version_;
+  SizeInfo sizes_;
+};
+
 // A started load of one record: the read is issued when the load is created, so several
 // loads can be in flight at once (mapPipelined); get() waits and assembles the record.
 class PendingRecordLoad {
  public:
   PendingRecordLoad(RecordContext& context, const fdb::Subspace& subspace,
                     const fdb::Tuple& primaryKey, const SplitLoadOptions& options);
+  // The same with the primary key already packed (as an index entry holds it): the key is
+  // decoded only once the record is there.
+  PendingRecordLoad(RecordContext& context, const fdb::Subspace& subspace,
+                    std::string_view packedPrimaryKey, const SplitLoadOptions& options);
   // The record, or nullopt when there is none. Throws the errors listed above. Call once.
   std::optional<RawRecord> get();
   bool isReady() const;
 
  private:
+  fdb::Tuple primaryKey() const;
+
   RecordContext* context_;
-  fdb::Tuple primaryKey_;
-  fdb::Subspace recordSubspace_;
-  fdb::Bytes legacyKey_;
+  size_t primaryKeyBegin_;   // in recordPrefix_: the subspace's size
+  fdb::Bytes recordPrefix_;  // subspace + packed primary key
   SplitLoadOptions options_;
   std::optional<uint16_t> pendingLocalVersion_;
   std::optional<fdb::Future<std::optional<fdb::Bytes>>> legacyRead_;

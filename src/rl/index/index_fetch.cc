@@ -1,0 +1,382 @@
+#include "rl/index/index_fetch.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <utility>
+
+#include "fdb/error.h"
+#include "fdb/transaction.h"
+#include "fdb/types.h"
+#include "rl/cursor_limit_manager.h"
+#include "rl/fallback_cursor.h"
+#include "rl/index/remote_fetch_mapper.h"
+#include "rl/key_value_cursor.h"
+#include "rl/store/keyspace.h"
+
+namespace rl {
+
+std::string_view indexFetchMethodName(IndexFetchMethod method) {
+  switch (method) {
+    case IndexFetchMethod::kScanAndFetch: return "SCAN_AND_FETCH";
+    case IndexFetchMethod::kUseRemoteFetch: return "USE_REMOTE_FETCH";
+    case IndexFetchMethod::kUseRemoteFetchWithFallback: return "USE_REMOTE_FETCH_WITH_FALLBACK";
+  }
+  return "UNKNOWN";
+}
+
+std::string_view indexOrphanBehaviorName(IndexOrphanBehavior behavior) {
+  switch (behavior) {
+    case IndexOrphanBehavior::kError: return "ERROR";
+    case IndexOrphanBehavior::kSkip: return "SKIP";
+    case IndexOrphanBehavior::kReturn: return "RETURN";
+  }
+  return "UNKNOWN";
+}
+
+IndexScanSpec IndexScanSpec::of(std::string_view storePrefix, const fdb::TupleElement& subspaceKey,
+                                std::vector<int> entryPrimaryKeyPositions) {
+  IndexScanSpec spec;
+  spec.storePrefix = fdb::Bytes(storePrefix);
+  const fdb::Subspace store = fdb::Subspace::fromBytes(storePrefix);
+  spec.recordsSubspace = store.subspace(fdb::Tuple{keyspace::kRecord});
+  spec.indexSubspace = store.subspace(fdb::Tuple{keyspace::kIndex, subspaceKey});
+  spec.entryPrimaryKeyPositions =
+      std::make_shared<const std::vector<int>>(std::move(entryPrimaryKeyPositions));
+  return spec;
+}
+
+namespace {
+
+[[noreturn]] void throwOrphan(const RawIndexEntry& entry, std::string_view how) {
+  std::string primaryKey;
+  try {
+    primaryKey = fdb::printable(entry.primaryKey().pack());
+  } catch (const RecordCoreException&) {
+    primaryKey = "(not decodable)";
+  }
+  throw OrphanIndexEntryException(
+      fmt::format("record not found for {} index entry: primary key {}, index key {}", how,
+                  primaryKey, fdb::printable(entry.rawKey())));
+}
+
+// --- Index entries ---
+
+// An index KeyValueCursor's rows as RawIndexEntry values viewing its batches.
+class RawIndexEntryCursor : public RecordCursor<RawIndexEntry> {
+ public:
+  RawIndexEntryCursor(std::unique_ptr<KeyValueCursor> inner, size_t prefixLength,
+                      std::shared_ptr<const std::vector<int>> positions)
+      : inner_(std::move(inner)), prefixLength_(prefixLength), positions_(std::move(positions)) {}
+
+  CursorResult<RawIndexEntry> next() override {
+    CursorResult<fdb::KeyValueRef> result = inner_->next();
+    if (!result.hasValue()) return result.asNoValue<RawIndexEntry>();
+    const fdb::KeyValueRef& row = result.value();
+    return result.withValueOf(
+        RawIndexEntry(inner_->currentBatch(), row.key, row.value, prefixLength_, positions_));
+  }
+
+ private:
+  std::unique_ptr<KeyValueCursor> inner_;
+  size_t prefixLength_;
+  std::shared_ptr<const std::vector<int>> positions_;
+};
+
+std::unique_ptr<RawIndexEntryCursor> makeIndexEntryCursor(
+    RecordContext& context, const IndexScanSpec& spec, const TupleRange& range,
+    const std::optional<fdb::Bytes>& continuation, const ScanProperties& properties) {
+  auto inner = std::make_unique<KeyValueCursor>(context, spec.indexSubspace, range, properties,
+                                                continuation);
+  return std::make_unique<RawIndexEntryCursor>(std::move(inner), spec.indexSubspace.key().size(),
+                                               spec.entryPrimaryKeyPositions);
+}
+
+SplitLoadOptions loadOptions(const IndexScanSpec& spec, const ScanProperties& properties) {
+  SplitLoadOptions options;
+  options.splitLongRecords = spec.splitLongRecords;
+  options.missingUnsplitRecordSuffix = spec.omitUnsplitSuffix;
+  options.isolation = properties.execute.isolation;
+  return options;
+}
+
+// --- SCAN_AND_FETCH ---
+
+// One entry's record load, in flight (mapPipelined waits on get()).
+class PendingIndexedRecord {
+ public:
+  PendingIndexedRecord(RawIndexEntry entry, PendingRecordLoad load, IndexOrphanBehavior orphans)
+      : entry_(std::move(entry)), load_(std::move(load)), orphans_(orphans) {}
+
+  IndexedRawRecord get() {
+    std::optional<RawRecord> record = load_.get();
+    if (!record && orphans_ == IndexOrphanBehavior::kError) throwOrphan(entry_, "an");
+    return IndexedRawRecord{std::move(entry_), std::move(record)};
+  }
+
+ private:
+  RawIndexEntry entry_;
+  PendingRecordLoad load_;
+  IndexOrphanBehavior orphans_;
+};
+
+// Starts the record load of each entry (a function object, so that the pipelined cursor
+// calls it without a std::function; it keeps one buffer for the packed primary keys).
+class StartRecordLoad {
+ public:
+  StartRecordLoad(RecordContext& context, const IndexScanSpec& spec, SplitLoadOptions options,
+                  IndexOrphanBehavior orphans)
+      : context_(&context), records_(spec.recordsSubspace), options_(options), orphans_(orphans) {}
+
+  PendingIndexedRecord operator()(RawIndexEntry&& entry) {
+    primaryKey_.clear();
+    entry.appendPackedPrimaryKey(primaryKey_);
+    PendingRecordLoad load(*context_, records_, std::string_view(primaryKey_), options_);
+    return PendingIndexedRecord(std::move(entry), std::move(load), orphans_);
+  }
+
+ private:
+  RecordContext* context_;
+  fdb::Subspace records_;
+  SplitLoadOptions options_;
+  IndexOrphanBehavior orphans_;
+  fdb::Bytes primaryKey_;
+};
+
+CursorPtr<IndexedRawRecord> scanAndFetch(RecordContext& context, const IndexScanSpec& spec,
+                                         const TupleRange& range,
+                                         const std::optional<fdb::Bytes>& continuation,
+                                         const ScanProperties& properties,
+                                         IndexOrphanBehavior orphans, size_t pipelineSize) {
+  CursorPtr<RawIndexEntry> entries =
+      makeIndexEntryCursor(context, spec, range, continuation, properties);
+  CursorPtr<IndexedRawRecord> records = mapPipelined(
+      std::move(entries), StartRecordLoad(context, spec, loadOptions(spec, properties), orphans),
+      pipelineSize == 0 ? 1 : pipelineSize);
+  if (orphans != IndexOrphanBehavior::kSkip) return records;
+  return filter(std::move(records),
+                [](const IndexedRawRecord& indexed) { return indexed.record.has_value(); });
+}
+
+// --- USE_REMOTE_FETCH ---
+
+// The index scan of a KeyValueCursor, read with getMappedRange: each entry comes with its
+// record's key-values, assembled here (forward: mapped rows are in key order in both scan
+// directions). Same range, selectors, batches, limits and continuations as the index scan.
+class RemoteFetchCursor : public RecordCursor<IndexedRawRecord> {
+ public:
+  RemoteFetchCursor(RecordContext& context, const IndexScanSpec& spec, const TupleRange& range,
+                    const ScanProperties& properties, const std::optional<fdb::Bytes>& continuation,
+                    fdb::Bytes mapper, IndexOrphanBehavior orphans)
+      : context_(&context),
+        spec_(spec),
+        mapper_(std::move(mapper)),
+        orphans_(orphans),
+        reverse_(properties.reverse),
+        limits_(context.createTime(), properties.execute),
+        unsplitter_(spec.recordsSubspace.key().size(), 0) {
+    KeyValueScanBounds bounds = KeyValueScanBounds::of(
+        spec.indexSubspace, KeyEndpoints::of(spec.indexSubspace, range), properties, continuation);
+    prefixLength_ = bounds.prefixLength;
+    begin_ = std::move(bounds.begin);
+    end_ = std::move(bounds.end);
+    lastSuffix_ = std::move(bounds.resumedSuffix);
+    rowLimit_ = properties.execute.normalizedRowLimit();
+    rowsLeftToAsk_ = rowLimit_;
+    mode_ = toFdbStreamingMode(properties.streamingMode, rowLimit_);
+    requestBatch();
+  }
+
+  CursorResult<IndexedRawRecord> next() override {
+    if (stopped_) return *stopped_;
+    while (true) {
+      if (!limits_.tryRecordScan()) {
+        return stop(*limits_.stoppedReason());
+      }
+      const fdb::MappedKeyValue* mapped = nextEntry();
+      if (mapped == nullptr) {
+        return stop(rowLimit_ != 0 && valuesSeen_ >= rowLimit_ ? NoNextReason::kReturnLimitReached
+                                                               : NoNextReason::kSourceExhausted);
+      }
+      limits_.reportScannedBytes(static_cast<int64_t>(mapped->key.size() + mapped->value.size()));
+      ++valuesSeen_;
+      if (!lastSuffix_) lastSuffix_.emplace();
+      lastSuffix_->assign(mapped->key.substr(std::min(prefixLength_, mapped->key.size())));
+
+      RawIndexEntry entry(batch_, mapped->key, mapped->value, spec_.indexSubspace.key().size(),
+                          spec_.entryPrimaryKeyPositions);
+      std::optional<RawRecord> record = reconstruct(entry, mapped->rangeRows);
+      if (!record) {
+        if (orphans_ == IndexOrphanBehavior::kError) throwOrphan(entry, "a prefetched");
+        if (orphans_ == IndexOrphanBehavior::kSkip) continue;
+      } else {
+        // The index entry's bytes are counted above; add the record's (spec §6.2).
+        limits_.reportScannedBytes(static_cast<int64_t>(record->sizes.keySize) +
+                                   record->sizes.valueSize);
+      }
+      return CursorResult<IndexedRawRecord>::withValue(
+          IndexedRawRecord{std::move(entry), std::move(record)},
+          Continuation::afterKeySuffix(*lastSuffix_));
+    }
+  }
+
+ private:
+  CursorResult<IndexedRawRecord> stop(NoNextReason reason) {
+    if (reason == NoNextReason::kSourceExhausted) {
+      stopped_ = CursorResult<IndexedRawRecord>::exhausted();
+    } else {
+      stopped_ = CursorResult<IndexedRawRecord>::withoutValue(
+          reason, lastSuffix_ ? Continuation::afterKeySuffix(*lastSuffix_) : Continuation::start());
+    }
+    return *stopped_;
+  }
+
+  void requestBatch() {
+    fdb::RangeOptions options;
+    options.limit = rowLimit_ == 0 ? 0 : rowsLeftToAsk_;
+    options.mode = mode_;
+    options.iteration = iteration_++;
+    options.reverse = reverse_;
+    pending_ = context_->transaction().getMappedRange(begin_, end_, mapper_, options);
+  }
+
+  const fdb::MappedKeyValue* nextEntry() {
+    while (true) {
+      if (batch_ && batchIndex_ < batch_->rows.size()) return &batch_->rows[batchIndex_++];
+      if (!pending_) return nullptr;
+      batch_ = std::make_shared<const fdb::MappedRangeResult>(std::move(*pending_).get());
+      pending_.reset();
+      batchIndex_ = 0;
+      const fdb::MappedRangeResult& batch = *batch_;
+      if (rowLimit_ != 0) rowsLeftToAsk_ -= static_cast<int>(batch.rows.size());
+      if (batch.more && !batch.rows.empty() && (rowLimit_ == 0 || rowsLeftToAsk_ > 0)) {
+        // Ask for the next batch now, so that it arrives while this one is consumed.
+        const std::string_view lastKey = batch.rows.back().key;
+        if (reverse_) {
+          end_ = fdb::KeySelector::firstGreaterOrEqual(lastKey);
+        } else {
+          begin_ = fdb::KeySelector::firstGreaterThan(lastKey);
+        }
+        requestBatch();
+      }
+    }
+  }
+
+  // The record from the key-values the mapper read for `entry` (nullopt: none).
+  std::optional<RawRecord> reconstruct(const RawIndexEntry& entry, const fdb::KeyValueRefs& rows) {
+    if (rows.empty()) return std::nullopt;
+    if (!spec_.splitLongRecords && spec_.omitUnsplitSuffix) {
+      // The legacy layout: the record is the one key-value at (pk) itself.
+      RawRecord record{entry.primaryKey(), fdb::Bytes(rows.front().value), std::nullopt, {}};
+      record.sizes.set(rows.front().key, rows.front().value);
+      return record;
+    }
+    // Every row starts with the records subspace and the packed primary key.
+    primaryKey_.clear();
+    entry.appendPackedPrimaryKey(primaryKey_);
+    unsplitter_ = SingleRecordUnsplitter(spec_.recordsSubspace.key().size(),
+                                         spec_.recordsSubspace.key().size() + primaryKey_.size());
+    unsplitter_.add(rows);
+    return unsplitter_.finish(fdb::Tuple::unpack(primaryKey_));
+  }
+
+  RecordContext* context_;
+  const IndexScanSpec spec_;
+  fdb::Bytes mapper_;
+  IndexOrphanBehavior orphans_;
+  bool reverse_;
+  CursorLimitManager limits_;
+  size_t prefixLength_ = 0;
+  fdb::KeySelector begin_;
+  fdb::KeySelector end_;
+  int rowLimit_ = 0;
+  int rowsLeftToAsk_ = 0;
+  int valuesSeen_ = 0;
+  int iteration_ = 1;
+  fdb::StreamingMode mode_ = fdb::StreamingMode::kIterator;
+
+  std::optional<fdb::Future<fdb::MappedRangeResult>> pending_;
+  std::shared_ptr<const fdb::MappedRangeResult> batch_;
+  size_t batchIndex_ = 0;
+  SingleRecordUnsplitter unsplitter_;
+  fdb::Bytes primaryKey_;
+
+  std::optional<fdb::Bytes> lastSuffix_;
+  std::optional<CursorResult<IndexedRawRecord>> stopped_;
+};
+
+CursorPtr<IndexedRawRecord> remoteFetch(RecordContext& context, const IndexScanSpec& spec,
+                                        const TupleRange& range,
+                                        const std::optional<fdb::Bytes>& continuation,
+                                        const ScanProperties& properties,
+                                        IndexOrphanBehavior orphans) {
+  const std::vector<int>& positions =
+      spec.entryPrimaryKeyPositions ? *spec.entryPrimaryKeyPositions : std::vector<int>{};
+  if (positions.empty()) {
+    throw UnsupportedRemoteFetchIndexException(
+        "remote fetch needs the records' primary key in the index entries (no primary-key "
+        "positions given)");
+  }
+  if (properties.execute.isolation == IsolationLevel::kSnapshot) {
+    throw UnsupportedRemoteFetchIndexException(
+        "remote fetch reads are serializable: getMappedRange refuses snapshot reads");
+  }
+  std::optional<fdb::Bytes> mapper =
+      index::remoteFetchMapper(spec.storePrefix, spec.indexSubspace.key(), positions);
+  if (!mapper) {
+    throw UnsupportedRemoteFetchIndexException(fmt::format(
+        "remote fetch cannot be used: the store prefix {} (or the index subspace {}) is not a "
+        "tuple the storage server can parse (no nested tuples, UUIDs or big integers)",
+        fdb::printable(spec.storePrefix), fdb::printable(spec.indexSubspace.key())));
+  }
+  return std::make_unique<RemoteFetchCursor>(context, spec, range, properties, continuation,
+                                             std::move(*mapper), orphans);
+}
+
+}  // namespace
+
+CursorPtr<RawIndexEntry> scanIndexEntries(RecordContext& context, const IndexScanSpec& spec,
+                                          const TupleRange& range,
+                                          const std::optional<fdb::Bytes>& continuation,
+                                          const ScanProperties& properties) {
+  return makeIndexEntryCursor(context, spec, range, continuation, properties);
+}
+
+CursorPtr<IndexedRawRecord> scanIndexRecords(
+    RecordContext& context, const IndexScanSpec& spec, const TupleRange& range,
+    const std::optional<fdb::Bytes>& continuation, const ScanProperties& properties,
+    IndexFetchMethod method, IndexOrphanBehavior orphanBehavior, size_t pipelineSize) {
+  switch (method) {
+    case IndexFetchMethod::kScanAndFetch:
+      return scanAndFetch(context, spec, range, continuation, properties, orphanBehavior,
+                          pipelineSize);
+    case IndexFetchMethod::kUseRemoteFetch:
+      return remoteFetch(context, spec, range, continuation, properties, orphanBehavior);
+    case IndexFetchMethod::kUseRemoteFetchWithFallback: break;
+  }
+  auto fallback = [&context, spec, range, properties, orphanBehavior, pipelineSize](
+                      const std::optional<fdb::Bytes>& resumeAt, size_t returned) {
+    // Go on from the last value returned: what was skipped and returned is done.
+    ScanProperties rest = properties;
+    if (returned > 0) {
+      rest.execute.skip = 0;
+      const int rowLimit = rest.execute.normalizedRowLimit();
+      // The remote cursor stops at its row limit without reading further, so a failure
+      // leaves at least one row to go.
+      if (rowLimit != 0) {
+        rest.execute.returnedRowLimit = std::max(1, rowLimit - static_cast<int>(returned));
+      }
+    }
+    return scanAndFetch(context, spec, range, resumeAt, rest, orphanBehavior, pipelineSize);
+  };
+  CursorPtr<IndexedRawRecord> remote;
+  try {
+    remote = remoteFetch(context, spec, range, continuation, properties, orphanBehavior);
+  } catch (const std::exception&) {
+    // Remote fetch cannot serve this scan: the client fetches (spec §6.3).
+    return fallback(continuation, 0);
+  }
+  return std::make_unique<FallbackCursor<IndexedRawRecord>>(std::move(remote), fallback,
+                                                            continuation);
+}
+
+}  // namespace rl
