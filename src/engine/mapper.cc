@@ -53,6 +53,46 @@ Bytes unescapeBraces(std::string_view text) {
 
 }  // namespace
 
+bool splitServerTuple(std::string_view packed, PackedElements& elements) {
+  elements.clear();
+  size_t i = 0;
+  while (i < packed.size()) {
+    const size_t start = i;
+    const auto code = static_cast<uint8_t>(packed[i++]);
+    switch (code) {
+      case 0x00:  // null
+      case 0x26:  // false
+      case 0x27:  // true
+        break;
+      case 0x01:    // byte string
+      case 0x02: {  // unicode string: up to a 0x00 that is not escaped as 0x00 0xff
+        while (true) {
+          if (i >= packed.size()) return false;
+          if (packed[i] == '\0') {
+            if (i + 1 < packed.size() && static_cast<uint8_t>(packed[i + 1]) == 0xff) {
+              i += 2;
+              continue;
+            }
+            ++i;
+            break;
+          }
+          ++i;
+        }
+        break;
+      }
+      case 0x20: i += 4; break;   // float
+      case 0x21: i += 8; break;   // double
+      case 0x33: i += 12; break;  // versionstamp
+      default:
+        if (code < 0x0c || code > 0x1c) return false;   // nested tuples, UUIDs, big integers
+        i += code >= 0x14 ? code - 0x14 : 0x14 - code;  // integers: their byte count
+    }
+    if (i > packed.size()) return false;
+    elements.push_back(packed.substr(start, i - start));
+  }
+  return true;
+}
+
 std::optional<Tuple> parseServerTuple(std::string_view packed) {
   try {
     Tuple tuple = Tuple::unpack(packed);
@@ -75,7 +115,7 @@ Mapper Mapper::parse(std::string_view packed) {
     if (element.type() == TupleType::kString) text = &element.asString();
     if (element.type() == TupleType::kBytes) text = &element.asBytes();
     if (text == nullptr) {
-      mapper.elements_.emplace_back(element);
+      mapper.elements_.emplace_back(Tuple{element}.pack());
       continue;
     }
     if (*text == "{...}") {
@@ -89,43 +129,45 @@ Mapper Mapper::parse(std::string_view packed) {
       mapper.elements_.emplace_back(FromValue{*index});
       mapper.usesValue_ = true;
     } else if (text->find("{{") != std::string::npos || text->find("}}") != std::string::npos) {
-      mapper.elements_.emplace_back(ByteString{unescapeBraces(*text)});
+      mapper.elements_.emplace_back(Tuple{ByteString{unescapeBraces(*text)}}.pack());
     } else {
-      mapper.elements_.emplace_back(element);
+      mapper.elements_.emplace_back(Tuple{element}.pack());
     }
   }
   return mapper;
 }
 
 Bytes Mapper::build(std::string_view indexKey, std::string_view indexValue) const {
-  std::optional<Tuple> keyTuple = parseServerTuple(indexKey);
-  if (!keyTuple)
+  Bytes out;
+  buildInto(indexKey, indexValue, out);
+  return out;
+}
+
+void Mapper::buildInto(std::string_view indexKey, std::string_view indexValue, Bytes& out) const {
+  PackedElements keyElements;
+  if (!splitServerTuple(indexKey, keyElements))
     throw Error(kKeyNotTuple, fmt::format("index key '{}' is not a tuple", printable(indexKey)));
-  std::optional<Tuple> valueTuple;
-  if (usesValue_) {
-    valueTuple = parseServerTuple(indexValue);
-    if (!valueTuple) {
-      throw Error(kValueNotTuple,
-                  fmt::format("index value '{}' is not a tuple", printable(indexValue)));
-    }
+  PackedElements valueElements;
+  if (usesValue_ && !splitServerTuple(indexValue, valueElements)) {
+    throw Error(kValueNotTuple,
+                fmt::format("index value '{}' is not a tuple", printable(indexValue)));
   }
-  Tuple out;
+  out.clear();
   for (const Element& element : elements_) {
-    if (const auto* literal = std::get_if<TupleElement>(&element)) {
-      out.append(*literal);
+    if (const auto* literal = std::get_if<Bytes>(&element)) {
+      out += *literal;
       continue;
     }
     bool fromKey = std::holds_alternative<FromKey>(element);
     size_t index = fromKey ? std::get<FromKey>(element).index : std::get<FromValue>(element).index;
-    const Tuple& source = fromKey ? *keyTuple : *valueTuple;
+    const PackedElements& source = fromKey ? keyElements : valueElements;
     if (index >= source.size()) {
       throw Error(kMapperBadIndex,
                   fmt::format("{}[{}] is out of range: the {} has {} elements", fromKey ? 'K' : 'V',
                               index, fromKey ? "key" : "value", source.size()));
     }
-    out.append(source[index]);
+    out += source[index];
   }
-  return out.pack();
 }
 
 }  // namespace fdb::engine

@@ -435,7 +435,18 @@ Future<MappedRangeResult> EngineTransaction::getMappedRange(const KeySelector& b
       }
     };
 
-    std::vector<KeyValue> index;
+    // The index entries read, copied out of the store's views into one buffer.
+    struct IndexRow {
+      size_t keyOffset, keySize, valueSize;
+    };
+    std::vector<IndexRow> index;
+    Bytes indexBytes;
+    auto indexKey = [&](const IndexRow& row) {
+      return std::string_view(indexBytes).substr(row.keyOffset, row.keySize);
+    };
+    auto indexValue = [&](const IndexRow& row) {
+      return std::string_view(indexBytes).substr(row.keyOffset + row.keySize, row.valueSize);
+    };
     bool primaryMore = false;
     ResolvedRange range;
     {
@@ -448,44 +459,57 @@ Future<MappedRangeResult> EngineTransaction::getMappedRange(const KeySelector& b
       // The index prefetch gets a fifth of the byte budget (spec §5.1).
       int64_t prefetchBytes = byteLimit < 0 ? -1 : std::max<int64_t>(1, byteLimit / 5);
       int64_t bytes = 0;
-      Bytes position = options.reverse ? resolvedEnd : resolvedBegin;
-      while (resolvedBegin < resolvedEnd && !primaryMore) {
-        std::optional<KeyValue> row = options.reverse
-                                          ? reader.lastBefore(position, resolvedBegin)
-                                          : reader.firstAtOrAfter(position, resolvedEnd);
-        if (!row) break;
-        position = options.reverse ? row->key : keyAfter(row->key);
-        bytes += static_cast<int64_t>(row->key.size() + row->value.size() + 8);
-        index.push_back(std::move(*row));
-        if (index.size() >= rowLimit || (prefetchBytes >= 0 && bytes >= prefetchBytes)) {
-          primaryMore = true;
-        }
-      }
+      reader.scan(
+          resolvedBegin, resolvedEnd, options.reverse,
+          [&](std::string_view key, std::string_view value) {
+            index.push_back(IndexRow{indexBytes.size(), key.size(), value.size()});
+            indexBytes.append(key).append(value);
+            bytes += static_cast<int64_t>(key.size() + value.size() + 8);
+            if (index.size() >= rowLimit || (prefetchBytes >= 0 && bytes >= prefetchBytes)) {
+              primaryMore = true;
+              return false;
+            }
+            return true;
+          });
       // Map the entries in batches of ten until a batch exhausts the byte budget.
       MappedRangeRowsBuilder& entries = mappedRangeRowsScratch();
       int64_t mappedBytes = 0;
+      Bytes rangeBegin;
+      Bytes rangeEnd;
+      const std::string_view readable = maxReadKey();
       for (size_t i = 0; i < index.size(); ++i) {
         if (i % kMappedBatchSize == 0 && byteLimit >= 0 && mappedBytes >= byteLimit) break;
-        const KeyValue& indexEntry = index[i];
-        Bytes rangeBegin = mapper.build(indexEntry.key, indexEntry.value);
-        Bytes rangeEnd = mapper.isRange() ? strinc(rangeBegin) : keyAfter(rangeBegin);
-        mappedBytes += kMappedEntryOverhead +
-                       static_cast<int64_t>(indexEntry.key.size() + indexEntry.value.size());
+        const std::string_view entryKey = indexKey(index[i]);
+        const std::string_view entryValue = indexValue(index[i]);
+        mapper.buildInto(entryKey, entryValue, rangeBegin);
+        // The range's end without a new buffer: strinc for a range, else the key + 0x00.
+        rangeEnd.assign(rangeBegin);
+        if (!mapper.isRange()) {
+          rangeEnd.push_back('\0');
+        } else {
+          while (!rangeEnd.empty() && static_cast<uint8_t>(rangeEnd.back()) == 0xff) {
+            rangeEnd.pop_back();
+          }
+          if (rangeEnd.empty()) rangeEnd = strinc(rangeBegin);  // throws strinc's error
+          rangeEnd.back() = static_cast<char>(static_cast<uint8_t>(rangeEnd.back()) + 1);
+        }
+        mappedBytes +=
+            kMappedEntryOverhead + static_cast<int64_t>(entryKey.size() + entryValue.size());
         failIfWritten(rangeBegin, rangeEnd);
-        entries.addEntry(indexEntry.key, indexEntry.value, rangeBegin, rangeEnd);
-        Bytes rowPosition = rangeBegin;
+        entries.addEntry(entryKey, entryValue, rangeBegin, rangeEnd);
         size_t rangeRows = 0;
         int64_t rangeBytes = 0;
-        while (rangeRows < kMappedRangeRowLimit && rangeBytes < kMappedRangeByteLimit) {
-          std::optional<KeyValue> row = reader.firstAtOrAfter(rowPosition, rangeEnd);
-          if (!row || row->key >= maxReadKey()) break;
-          rowPosition = keyAfter(row->key);
-          rangeBytes += static_cast<int64_t>(row->key.size() + row->value.size());
-          mappedBytes +=
-              kMappedEntryOverhead + static_cast<int64_t>(row->key.size() + row->value.size());
-          entries.addRangeRow(row->key, row->value);
-          ++rangeRows;
-        }
+        reader.scan(rangeBegin, std::min<std::string_view>(rangeEnd, readable), false,
+                    [&](std::string_view key, std::string_view value) {
+                      if (rangeRows >= kMappedRangeRowLimit || rangeBytes >= kMappedRangeByteLimit)
+                        return false;
+                      rangeBytes += static_cast<int64_t>(key.size() + value.size());
+                      mappedBytes +=
+                          kMappedEntryOverhead + static_cast<int64_t>(key.size() + value.size());
+                      entries.addRangeRow(key, value);
+                      ++rangeRows;
+                      return true;
+                    });
       }
       result.rows = entries.build();
     }
