@@ -35,6 +35,7 @@
 namespace google::protobuf {
 class Descriptor;
 class FileDescriptor;
+class MessageFactory;
 }  // namespace google::protobuf
 
 namespace rl {
@@ -58,6 +59,14 @@ class RecordMetaData {
 
   const google::protobuf::FileDescriptor& recordsDescriptor() const { return *records_; }
   const google::protobuf::Descriptor& unionDescriptor() const { return *union_; }
+
+  // Makes messages of the record types: the generated factory for a compiled schema, else
+  // one DynamicMessageFactory shared by every copy of this metadata (its prototypes are
+  // built once per type, not once per store or transaction). Thread-safe.
+  google::protobuf::MessageFactory* messageFactory() const { return messageFactory_.get(); }
+  const std::shared_ptr<google::protobuf::MessageFactory>& sharedMessageFactory() const {
+    return messageFactory_;
+  }
 
   int version() const { return version_; }
   bool splitLongRecords() const { return splitLongRecords_; }
@@ -101,6 +110,8 @@ class RecordMetaData {
   RecordMetaData() = default;
 
   std::shared_ptr<const void> descriptorOwner_;
+  // Declared after the descriptors' owner: destroyed before the pool its prototypes use.
+  std::shared_ptr<google::protobuf::MessageFactory> messageFactory_;
   const google::protobuf::FileDescriptor* records_ = nullptr;
   const google::protobuf::Descriptor* union_ = nullptr;
   std::map<std::string, RecordType, std::less<>> recordTypes_;

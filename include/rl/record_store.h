@@ -147,9 +147,9 @@ struct RecordStoreOptions {
   // Write records compressed (spec §2.2). Reading recognises every form regardless.
   bool compressRecords = false;
   int compressionLevel = 9;
-  // Makes the messages of loaded records. Unset: the generated factory for compiled
-  // schemas, else one DynamicMessageFactory per store (pass LoadedSchema::messageFactory to
-  // share one across stores of a run-time schema).
+  // Makes the messages of loaded records. Unset: the metadata's factory
+  // (RecordMetaData::messageFactory: the generated one for compiled schemas, else one
+  // DynamicMessageFactory shared by every store using that metadata).
   std::shared_ptr<google::protobuf::MessageFactory> messageFactory;
   // Where the store logs what it does at open and on notable events (nothing if unset).
   std::function<void(std::string_view)> logger;

@@ -1,6 +1,7 @@
 #include "rl/metadata_builder.h"
 
 #include <google/protobuf/descriptor.h>
+#include <google/protobuf/dynamic_message.h>
 
 #include <algorithm>
 #include <deque>
@@ -431,6 +432,13 @@ void RecordMetaDataBuilder::setStoreRecordVersions(bool store) {
 RecordMetaData RecordMetaDataBuilder::build() const {
   RecordMetaData metaData;
   metaData.descriptorOwner_ = descriptorOwner_;
+  if (records_->pool() == google::protobuf::DescriptorPool::generated_pool()) {
+    // Not owned: the generated factory lives as long as the program.
+    metaData.messageFactory_ = std::shared_ptr<google::protobuf::MessageFactory>(
+        std::shared_ptr<void>(), google::protobuf::MessageFactory::generated_factory());
+  } else {
+    metaData.messageFactory_ = std::make_shared<google::protobuf::DynamicMessageFactory>();
+  }
   metaData.records_ = records_;
   metaData.union_ = union_;
   metaData.version_ = version_;

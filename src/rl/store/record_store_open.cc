@@ -2,7 +2,6 @@
 // version rules and the index states (spec §1.2-§1.6, §9.3).
 #include <fmt/format.h>
 #include <google/protobuf/descriptor.h>
-#include <google/protobuf/dynamic_message.h>
 #include <algorithm>
 #include <chrono>
 
@@ -27,15 +26,11 @@ uint64_t nowMillis(const RecordStoreOptions& options) {
 }
 
 void setUpMessageFactory(RecordStore::State& state) {
-  if (state.options.messageFactory) {
-    state.ownedMessageFactory = state.options.messageFactory;
-  } else if (state.metaData.unionDescriptor().file()->pool() ==
-             google::protobuf::DescriptorPool::generated_pool()) {
-    state.messageFactory = google::protobuf::MessageFactory::generated_factory();
-    return;
-  } else {
-    state.ownedMessageFactory = std::make_shared<google::protobuf::DynamicMessageFactory>();
-  }
+  // The metadata's own factory unless the options name one: either way shared, so opening
+  // a store (once a transaction) builds no prototypes.
+  state.ownedMessageFactory = state.options.messageFactory
+                                  ? state.options.messageFactory
+                                  : state.metaData.sharedMessageFactory();
   state.messageFactory = state.ownedMessageFactory.get();
 }
 

@@ -1,0 +1,49 @@
+// One message factory per metadata: stores opened with the same metadata (one per
+// transaction, typically) share it instead of building prototypes again.
+#include <google/protobuf/message.h>
+#include <gtest/gtest.h>
+
+#include "record_store_test_util.h"
+#include "rl/proto_schema_loader.h"
+
+namespace rl::store_test {
+namespace {
+
+TEST(MessageFactory, CompiledSchemasUseTheGeneratedFactory) {
+  RecordMetaData metaData = testMetaData();
+  EXPECT_EQ(metaData.messageFactory(), google::protobuf::MessageFactory::generated_factory());
+}
+
+TEST(MessageFactory, RunTimeSchemasShareOneFactoryAcrossCopiesAndStores) {
+  RecordMetaData metaData = loadRecordMetaData("store_test_records.proto", {RL_TEST_PROTO_DIR});
+  ASSERT_NE(metaData.messageFactory(), nullptr);
+  EXPECT_NE(metaData.messageFactory(), google::protobuf::MessageFactory::generated_factory());
+  RecordMetaData copy = metaData;
+  EXPECT_EQ(copy.messageFactory(), metaData.messageFactory());
+
+  fdb::Database db = fdb::Database::open("memory:");
+  const google::protobuf::Descriptor* orderType =
+      metaData.recordType("Order").descriptor().file()->FindMessageTypeByName("Order");
+  ASSERT_NE(orderType, nullptr);
+  const google::protobuf::Message* prototype = metaData.messageFactory()->GetPrototype(orderType);
+  runInContext(db, [&](RecordContext& context) {
+    RecordStore store = RecordStore::open(context, testLocation(), copy);
+    std::unique_ptr<google::protobuf::Message> order(prototype->New());
+    const auto* reflection = order->GetReflection();
+    reflection->SetInt64(order.get(), orderType->FindFieldByName("id"), 7);
+    store.saveRecord(*order);
+  });
+  // Loaded in another transaction's store: a message of the shared factory's prototype.
+  runInContext(db, [&](RecordContext& context) {
+    RecordStore store = RecordStore::open(context, testLocation(), metaData);
+    std::optional<LoadedRecord> loaded = store.loadRecord(fdb::Tuple{7});
+    ASSERT_TRUE(loaded.has_value());
+    EXPECT_EQ(loaded->record->GetDescriptor(), orderType);
+    // Each DynamicMessageFactory makes its own reflection per type: the same one here means
+    // the store made the message with the metadata's factory.
+    EXPECT_EQ(loaded->record->GetReflection(), prototype->GetReflection());
+  });
+}
+
+}  // namespace
+}  // namespace rl::store_test
