@@ -151,6 +151,8 @@ struct RecordStoreOptions {
   // (RecordMetaData::messageFactory: the generated one for compiled schemas, else one
   // DynamicMessageFactory shared by every store using that metadata).
   std::shared_ptr<google::protobuf::MessageFactory> messageFactory;
+  // Keep RecordStoreCounters' saveNanos / loadNanos / deleteNanos.
+  bool timeOperations = false;
   // Where the store logs what it does at open and on notable events (nothing if unset).
   std::function<void(std::string_view)> logger;
   // Milliseconds since the epoch for the header's lastUpdateTime (system clock if unset).
@@ -171,6 +173,12 @@ struct RecordStoreCounters {
   int64_t indexEntriesWritten = 0;
   int64_t indexEntriesCleared = 0;
   int64_t uniquenessChecks = 0;
+  // Time spent in saveRecord, loadRecord and deleteRecord (nanoseconds, steady clock), kept
+  // only with RecordStoreOptions::timeOperations (reading the clock costs about as much as
+  // a small engine read, so it is off by default).
+  int64_t saveNanos = 0;
+  int64_t loadNanos = 0;
+  int64_t deleteNanos = 0;
 };
 
 // How a stored record occupies the database.

@@ -254,3 +254,31 @@ TEST_F(RecordStoreRecordsTest, DeleteRecordsWhereClearsRecordsAndMatchingIndexRa
 
 }  // namespace
 }  // namespace rl::store_test
+
+namespace rl::store_test {
+namespace {
+
+TEST_F(RecordStoreTest, OperationsAreTimedOnlyWhenAsked) {
+  for (bool timed : {false, true}) {
+    RecordStoreOptions options;
+    options.timeOperations = timed;
+    RecordStoreCounters counters = withStore(
+        [&](RecordStore& store) {
+          store.saveRecord(makeOrder(1, "one", 10));
+          EXPECT_TRUE(store.loadRecord<Order>(fdb::Tuple{1}).has_value());
+          EXPECT_TRUE(store.loadRecord(fdb::Tuple{1}).has_value());
+          EXPECT_TRUE(store.deleteRecord(fdb::Tuple{1}));
+          return store.counters();
+        },
+        options);
+    EXPECT_EQ(counters.saveNanos > 0, timed);
+    EXPECT_EQ(counters.loadNanos > 0, timed);
+    EXPECT_EQ(counters.deleteNanos > 0, timed);
+    EXPECT_EQ(counters.recordsSaved, 1);
+    EXPECT_EQ(counters.recordsLoaded, 2);
+    EXPECT_EQ(counters.recordsDeleted, 1);
+  }
+}
+
+}  // namespace
+}  // namespace rl::store_test

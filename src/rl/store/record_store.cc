@@ -168,6 +168,7 @@ StoredRecord RecordStore::saveRecord(const google::protobuf::Message& record, Sa
                                      std::optional<RecordVersion> version,
                                      VersionstampSaveBehavior behavior) {
   State& state = *state_;
+  OperationTimer timer(state.options.timeOperations, state.counters.saveNanos);
   checkRecordUpdatesAllowed(state);
   const RecordType* type = nullptr;
   try {
@@ -255,6 +256,7 @@ StoredRecord RecordStore::saveRecord(const google::protobuf::Message& record, Sa
 
 std::optional<LoadedRecord> RecordStore::loadRecord(const fdb::Tuple& primaryKey) {
   State& state = *state_;
+  OperationTimer timer(state.options.timeOperations, state.counters.loadNanos);
   std::optional<RawRecord> raw = loadRaw(state, primaryKey);
   if (!raw) return std::nullopt;
   std::optional<LoadedRecord> loaded(std::in_place);
@@ -269,6 +271,7 @@ std::optional<LoadedRecord> RecordStore::loadRecord(const fdb::Tuple& primaryKey
 bool RecordStore::loadInto(const fdb::Tuple& primaryKey, google::protobuf::Message& message,
                            StoredRecord& info) {
   State& state = *state_;
+  OperationTimer timer(state.options.timeOperations, state.counters.loadNanos);
   std::optional<RawRecord> raw = loadRaw(state, primaryKey);
   if (!raw) return false;
   fdb::Bytes buffer;
@@ -310,6 +313,7 @@ bool RecordStore::recordExists(const fdb::Tuple& primaryKey) {
 
 bool RecordStore::deleteRecord(const fdb::Tuple& primaryKey) {
   State& state = *state_;
+  OperationTimer timer(state.options.timeOperations, state.counters.deleteNanos);
   checkRecordUpdatesAllowed(state);
   std::optional<RawRecord> old = loadRaw(state, primaryKey);
   if (!old) return false;

@@ -2,6 +2,7 @@
 // and the per-index facts maintenance needs, shared by the store and its cursors.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -22,6 +23,26 @@ struct StoreIndex {
   std::shared_ptr<const Index> index;
   fdb::Bytes subspacePrefix;  // P+(2, sk) packed
   IndexState state = IndexState::kReadable;
+};
+
+// Adds the time until it goes out of scope to `nanos` when `on` (timeOperations).
+class OperationTimer {
+ public:
+  OperationTimer(bool on, int64_t& nanos) : nanos_(on ? &nanos : nullptr) {
+    if (nanos_ != nullptr) start_ = std::chrono::steady_clock::now();
+  }
+  ~OperationTimer() {
+    if (nanos_ == nullptr) return;
+    *nanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   std::chrono::steady_clock::now() - start_)
+                   .count();
+  }
+  OperationTimer(const OperationTimer&) = delete;
+  OperationTimer& operator=(const OperationTimer&) = delete;
+
+ private:
+  int64_t* nanos_;
+  std::chrono::steady_clock::time_point start_;
 };
 
 struct RecordStore::State : std::enable_shared_from_this<RecordStore::State> {
