@@ -37,12 +37,15 @@ class FallbackCursor : public RecordCursor<T> {
   using FallbackFactory =
       std::function<CursorPtr<T>(const std::optional<fdb::Bytes>& resumeAt, size_t returned)>;
 
-  // `startContinuation`: the continuation `inner` itself started from.
+  // `startContinuation`: the continuation `inner` itself started from. `onFallback`, if
+  // set, is told the failure when the fallback takes over.
   FallbackCursor(CursorPtr<T> inner, FallbackFactory fallback,
-                 std::optional<fdb::Bytes> startContinuation = std::nullopt)
+                 std::optional<fdb::Bytes> startContinuation = std::nullopt,
+                 std::function<void(const std::string& failure)> onFallback = nullptr)
       : inner_(std::move(inner)),
         fallback_(std::move(fallback)),
-        startContinuation_(std::move(startContinuation)) {}
+        startContinuation_(std::move(startContinuation)),
+        onFallback_(std::move(onFallback)) {}
 
   CursorResult<T> next() override {
     if (fellBack_) {
@@ -67,6 +70,7 @@ class FallbackCursor : public RecordCursor<T> {
     }
     // The first failure: go on from the last value returned with the fallback.
     fellBack_ = true;
+    if (onFallback_) onFallback_(failure_);
     inner_.reset();
     inner_ = fallback_(returned_ > 0 ? lastContinuation_.toBytes() : startContinuation_, returned_);
     return next();
@@ -80,6 +84,7 @@ class FallbackCursor : public RecordCursor<T> {
   CursorPtr<T> inner_;
   FallbackFactory fallback_;
   std::optional<fdb::Bytes> startContinuation_;
+  std::function<void(const std::string&)> onFallback_;
   Continuation lastContinuation_ = Continuation::start();
   size_t returned_ = 0;
   bool fellBack_ = false;

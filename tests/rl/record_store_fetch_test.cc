@@ -105,6 +105,20 @@ TEST_F(RecordStoreFetchTest, AStoreTheServerCannotMapFallsBackOrSaysWhy) {
   EXPECT_EQ(fallback.rows, byScan.rows);
   EXPECT_THROW(scan(location, IndexFetchMethod::kUseRemoteFetch, TupleRange::all(), {}),
                UnsupportedRemoteFetchIndexException);
+  // The store's logger hears about the fallback.
+  std::vector<std::string> logged;
+  RecordStoreOptions options;
+  options.logger = [&](std::string_view line) { logged.emplace_back(line); };
+  runInContext(db, [&](RecordContext& context) {
+    RecordStore store = RecordStore::open(context, location, metaData, options);
+    logged.clear();
+    auto cursor =
+        store.scanIndexRecords("Order$price", TupleRange::all(), std::nullopt, ScanProperties(),
+                               IndexFetchMethod::kUseRemoteFetchWithFallback);
+    EXPECT_TRUE(cursor->next().hasValue());
+  });
+  ASSERT_EQ(logged.size(), 1u);
+  EXPECT_NE(logged[0].find("using SCAN_AND_FETCH"), std::string::npos) << logged[0];
 }
 
 TEST_F(RecordStoreFetchTest, RemoteFetchReadsRecordsWithTheIndexInMappedReadsOnly) {

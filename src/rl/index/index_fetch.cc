@@ -371,12 +371,22 @@ CursorPtr<IndexedRawRecord> scanIndexRecords(
   CursorPtr<IndexedRawRecord> remote;
   try {
     remote = remoteFetch(context, spec, range, continuation, properties, orphanBehavior);
-  } catch (const std::exception&) {
+  } catch (const std::exception& e) {
     // Remote fetch cannot serve this scan: the client fetches (spec §6.3).
+    if (spec.log) {
+      spec.log(std::string("index fetch: remote fetch unavailable, using SCAN_AND_FETCH: ") +
+               e.what());
+    }
     return fallback(continuation, 0);
   }
+  std::function<void(const std::string&)> onFallback;
+  if (spec.log) {
+    onFallback = [log = spec.log](const std::string& failure) {
+      log("index fetch: remote fetch failed, continuing with SCAN_AND_FETCH: " + failure);
+    };
+  }
   return std::make_unique<FallbackCursor<IndexedRawRecord>>(std::move(remote), fallback,
-                                                            continuation);
+                                                            continuation, std::move(onFallback));
 }
 
 }  // namespace rl

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -63,6 +64,8 @@ struct IndexScanSpec {
   // The record layout (the store's split_long_records and its legacy unsuffixed form).
   bool splitLongRecords = true;
   bool omitUnsplitSuffix = false;
+  // Told when USE_REMOTE_FETCH_WITH_FALLBACK falls back, and why (nothing if unset).
+  std::function<void(std::string_view)> log;
 
   // The spec of the index whose subspace key is `subspaceKey` (by default its name) in the
   // store at `storePrefix`.

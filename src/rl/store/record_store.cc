@@ -451,6 +451,7 @@ CursorPtr<FetchedRecord> RecordStore::scanIndexRecords(
       std::make_shared<const std::vector<int>>(std::move(facts.entryPrimaryKeyPositions));
   spec.splitLongRecords = facts.splitLongRecords;
   spec.omitUnsplitSuffix = facts.omitUnsplitRecordSuffix;
+  spec.log = state_->options.logger;
   CursorPtr<IndexedRawRecord> raw =
       rl::scanIndexRecords(*state_->context, spec, range, continuation, properties, method,
                            orphanBehavior, pipelineSize);
