@@ -12,11 +12,13 @@
 //   rl::ExecuteProperties execute;
 //   execute.returnedRowLimit = 10;
 //   rl::KeyValueCursor cursor(context, records, rl::TupleRange::all(),
-//   rl::ScanProperties(execute)); for (auto r = cursor.next(); r.hasValue(); r = cursor.next())
-//   copy(r.value().key); std::optional<fdb::Bytes> resume = cursor.next().continuation().toBytes();
+//                             rl::ScanProperties(execute));
+//   rl::CursorResult<fdb::KeyValueRef> r = cursor.next();
+//   for (; r.hasValue(); r = cursor.next()) copy(r.value().key);
+//   std::optional<fdb::Bytes> resume = r.continuation().toBytes();
 //   // later, in another transaction:
-//   rl::KeyValueCursor rest(context2, records, rl::TupleRange::all(), rl::ScanProperties(execute),
-//                           resume);
+//   rl::KeyValueCursor rest(context2, records, rl::TupleRange::all(),
+//                           rl::ScanProperties(execute), resume);
 //
 // Speed: rows come from range reads in batches; the next batch is requested as soon as the
 // current one arrives (while it is being consumed), and values are views into the batch,
