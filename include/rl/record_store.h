@@ -1,6 +1,6 @@
 // rl::RecordStore — typed protobuf records and their VALUE indexes in one key range of the
 // database, laid out byte for byte as the Java Record Layer lays them out (spec
-// record-layer-format §1-§4, docs/record-layer-format.md).
+// record-layer-format §1-§4, docs/format.md).
 //
 // A store lives at a StoreLocation (its prefix P) and is opened in a RecordContext with a
 // RecordMetaData. Opening reads the store header DataStoreInfo at P+(0) (creating it for a
