@@ -107,8 +107,7 @@ int tour(const std::string& protoDir) {
 
   // [guide:metadata-runtime]
   rl::LoadedSchema schema = rl::ProtoSchemaLoader({protoDir}).load("orders.proto");
-  rl::RecordMetaDataBuilder runtimeBuilder(schema.file, /*processExtensionOptions=*/true,
-                                           schema.owner);
+  rl::RecordMetaDataBuilder runtimeBuilder(schema);
   addIndexes(runtimeBuilder);
   rl::RecordMetaData runtimeMetaData = runtimeBuilder.build();
   // [/guide:metadata-runtime]
@@ -196,7 +195,7 @@ int tour(const std::string& protoDir) {
       Page result;
       rl::CursorResult<rl::LoadedRecord> next = cursor->next();
       for (; next.hasValue(); next = cursor->next()) {
-        const auto& order = static_cast<const shop::Order&>(*next.value().record);
+        const auto& order = next.value().as<shop::Order>();
         result.ids.push_back(order.id());
       }
       // RETURN_LIMIT_REACHED after 8 rows; SOURCE_EXHAUSTED at the end (no continuation).
@@ -267,13 +266,13 @@ int tour(const std::string& protoDir) {
           "Order$price", rl::TupleRange::between(fdb::Tuple{300}, fdb::Tuple{600}), std::nullopt,
           rl::ScanProperties(), method);
       for (auto next = cursor->next(); next.hasValue(); next = cursor->next()) {
-        const auto& order = static_cast<const shop::Order&>(*next.value().record->record);
+        const auto& order = next.value().record->as<shop::Order>();
         fetched.rows.emplace_back(order.id(), order.payload().size());
       }
-      fdb::RoundTrips after = store.roundTrips();
-      fetched.reads = after.reads - before.reads;
-      fetched.rangeReads = after.rangeReads - before.rangeReads;
-      fetched.mappedRangeReads = after.mappedRangeReads - before.mappedRangeReads;
+      fdb::RoundTrips spent = store.roundTrips() - before;
+      fetched.reads = spent.reads;
+      fetched.rangeReads = spent.rangeReads;
+      fetched.mappedRangeReads = spent.mappedRangeReads;
       return fetched;
     });
   };

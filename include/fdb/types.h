@@ -280,6 +280,11 @@ struct RoundTrips {
 
   int64_t total() const { return readVersions + reads + rangeReads + mappedRangeReads + commits; }
   friend bool operator==(const RoundTrips&, const RoundTrips&) = default;
+  // The round trips between two readings of the counters: `later - earlier`.
+  friend RoundTrips operator-(const RoundTrips& a, const RoundTrips& b) {
+    return {a.readVersions - b.readVersions, a.reads - b.reads, a.rangeReads - b.rangeReads,
+            a.mappedRangeReads - b.mappedRangeReads, a.commits - b.commits};
+  }
 };
 
 }  // namespace fdb

@@ -40,6 +40,8 @@ class MessageFactory;
 
 namespace rl {
 
+struct LoadedSchema;  // proto_schema_loader.h
+
 using MetaDataProto = ::com::apple::foundationdb::record::MetaData;
 
 class RecordMetaData {
@@ -48,6 +50,9 @@ class RecordMetaData {
   // no changes). `descriptorOwner` keeps a run-time descriptor pool alive.
   static RecordMetaData build(const google::protobuf::FileDescriptor* records,
                               std::shared_ptr<const void> descriptorOwner = nullptr);
+  // The metadata a schema loaded at run time declares (ProtoSchemaLoader), sharing its pool
+  // and message factory.
+  static RecordMetaData build(const LoadedSchema& schema);
   // From the serialized form. The schema file and its imports are rebuilt in a private
   // descriptor pool; this library's own schema files (record_metadata_options.proto,
   // tuple_fields.proto, ...) and google/protobuf/*.proto come from the compiled-in ones

@@ -32,6 +32,7 @@
 #include "rl/index.h"
 #include "rl/key_expression.h"
 #include "rl/metadata.h"
+#include "rl/proto_schema_loader.h"
 
 namespace google::protobuf {
 class Descriptor;
@@ -73,6 +74,10 @@ class RecordMetaDataBuilder {
   explicit RecordMetaDataBuilder(const google::protobuf::FileDescriptor* records,
                                  bool processExtensionOptions = true,
                                  std::shared_ptr<const void> descriptorOwner = nullptr);
+  // The same for a schema loaded at run time: its pool stays alive with the metadata, and
+  // the metadata makes records with the schema's own message factory (so a message from
+  // schema.newMessage and a loaded record share one reflection).
+  explicit RecordMetaDataBuilder(const LoadedSchema& schema, bool processExtensionOptions = true);
   // From the serialized form (see RecordMetaData::fromProto), to change and build again.
   static RecordMetaDataBuilder fromProto(const MetaDataProto& proto);
 
@@ -113,6 +118,7 @@ class RecordMetaDataBuilder {
   void processFieldOptions(RecordTypeBuilder& recordType);
 
   std::shared_ptr<const void> descriptorOwner_;
+  std::shared_ptr<google::protobuf::MessageFactory> messageFactory_;  // unset: made at build
   const google::protobuf::FileDescriptor* records_ = nullptr;
   const google::protobuf::Descriptor* union_ = nullptr;
   std::map<std::string, RecordTypeBuilder, std::less<>> recordTypes_;

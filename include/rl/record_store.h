@@ -39,6 +39,7 @@
 
 #include "fdb/subspace.h"
 #include "fdb/tuple.h"
+#include "fdb/tuple_text.h"
 #include "fdb/types.h"
 #include "record_metadata.pb.h"
 #include "rl/cursor.h"
@@ -202,6 +203,20 @@ struct StoredRecord {
 // DynamicMessage for run-time ones).
 struct LoadedRecord : StoredRecord {
   std::unique_ptr<google::protobuf::Message> record;
+
+  // The record as the generated message type M. Throws RecordDeserializationException when
+  // it is not one (another record type, or a DynamicMessage of a run-time schema).
+  template <typename M>
+  const M& as() const {
+    const auto* typed = dynamic_cast<const M*>(record.get());
+    if (typed == nullptr) {
+      throw RecordDeserializationException(
+          "record " + fdb::formatTuple(primaryKey) + " is a " +
+          (record ? record->GetDescriptor()->full_name() : std::string("missing record")) +
+          ", not a " + M::descriptor()->full_name());
+    }
+    return *typed;
+  }
 };
 
 // A loaded record as the generated message type M.
@@ -367,7 +382,8 @@ class RecordStore {
 
   // --- Observability ---
   const RecordStoreCounters& counters() const;
-  // Round trips of the context's transaction since this store was opened.
+  // Round trips of the context's transaction since open returned (the reads of opening
+  // itself are not counted).
   fdb::RoundTrips roundTrips() const;
 
   struct State;

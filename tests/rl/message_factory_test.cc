@@ -47,3 +47,49 @@ TEST(MessageFactory, RunTimeSchemasShareOneFactoryAcrossCopiesAndStores) {
 
 }  // namespace
 }  // namespace rl::store_test
+
+namespace rl::store_test {
+namespace {
+
+TEST(MessageFactory, MetadataFromALoadedSchemaUsesTheSchemasFactory) {
+  LoadedSchema schema = ProtoSchemaLoader({RL_TEST_PROTO_DIR}).load("store_test_records.proto");
+  RecordMetaData metaData = RecordMetaData::build(schema);
+  EXPECT_EQ(metaData.messageFactory(), schema.messageFactory.get());
+  // A message made from the schema and a record the store loads share one reflection.
+  std::unique_ptr<google::protobuf::Message> order = schema.newMessage("rl.store_test.Order");
+  order->GetReflection()->SetInt64(order.get(), order->GetDescriptor()->FindFieldByName("id"), 3);
+  fdb::Database db = fdb::Database::open("memory:");
+  runInContext(db, [&](RecordContext& context) {
+    RecordStore store = RecordStore::open(context, testLocation(), metaData);
+    store.saveRecord(*order);
+    std::optional<LoadedRecord> loaded = store.loadRecord(fdb::Tuple{3});
+    ASSERT_TRUE(loaded.has_value());
+    EXPECT_EQ(loaded->record->GetReflection(), order->GetReflection());
+    // Not a generated message: as<Order>() says so instead of miscasting.
+    EXPECT_THROW(loaded->as<Order>(), RecordDeserializationException);
+  });
+}
+
+TEST(MessageFactory, LoadedRecordsCastOnlyToTheirOwnGeneratedType) {
+  fdb::Database db = fdb::Database::open("memory:");
+  runInContext(db, [&](RecordContext& context) {
+    RecordStore store = RecordStore::open(context, testLocation(), testMetaData());
+    store.saveRecord(makeOrder(5, "five", 50));
+    Customer customer;
+    customer.set_id(6);
+    store.saveRecord(customer);
+    fdb::RoundTrips before = store.roundTrips();
+    std::optional<LoadedRecord> order = store.loadRecord(fdb::Tuple{5});
+    std::optional<LoadedRecord> other = store.loadRecord(fdb::Tuple{6});
+    fdb::RoundTrips spent = store.roundTrips() - before;
+    EXPECT_EQ(spent.rangeReads, 2);  // one range read per record load
+    EXPECT_EQ(spent.total(), 2);
+    ASSERT_TRUE(order && other);
+    EXPECT_EQ(order->as<Order>().name(), "five");
+    EXPECT_EQ(other->as<Customer>().id(), 6);
+    EXPECT_THROW(other->as<Order>(), RecordDeserializationException);
+  });
+}
+
+}  // namespace
+}  // namespace rl::store_test

@@ -36,6 +36,10 @@ void collectDependencies(const FileDescriptor& file,
 
 }  // namespace
 
+RecordMetaData RecordMetaData::build(const LoadedSchema& schema) {
+  return RecordMetaDataBuilder(schema).build();
+}
+
 RecordMetaData RecordMetaData::build(const FileDescriptor* records,
                                      std::shared_ptr<const void> descriptorOwner) {
   return RecordMetaDataBuilder(records, true, std::move(descriptorOwner)).build();

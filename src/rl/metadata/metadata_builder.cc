@@ -176,6 +176,12 @@ RecordTypeBuilder& RecordTypeBuilder::setSinceVersion(int version) {
   return *this;
 }
 
+RecordMetaDataBuilder::RecordMetaDataBuilder(const LoadedSchema& schema,
+                                             bool processExtensionOptions)
+    : RecordMetaDataBuilder(schema.file, processExtensionOptions, schema.owner) {
+  messageFactory_ = schema.messageFactory;
+}
+
 RecordMetaDataBuilder::RecordMetaDataBuilder(const FileDescriptor* records,
                                              bool processExtensionOptions,
                                              std::shared_ptr<const void> descriptorOwner)
@@ -432,7 +438,9 @@ void RecordMetaDataBuilder::setStoreRecordVersions(bool store) {
 RecordMetaData RecordMetaDataBuilder::build() const {
   RecordMetaData metaData;
   metaData.descriptorOwner_ = descriptorOwner_;
-  if (records_->pool() == google::protobuf::DescriptorPool::generated_pool()) {
+  if (messageFactory_) {
+    metaData.messageFactory_ = messageFactory_;
+  } else if (records_->pool() == google::protobuf::DescriptorPool::generated_pool()) {
     // Not owned: the generated factory lives as long as the program.
     metaData.messageFactory_ = std::shared_ptr<google::protobuf::MessageFactory>(
         std::shared_ptr<void>(), google::protobuf::MessageFactory::generated_factory());

@@ -139,8 +139,7 @@ LoadedSchema ProtoSchemaLoader::load(std::string_view pathView) const {
 }
 
 RecordMetaData loadRecordMetaData(std::string_view path, std::vector<std::string> importDirs) {
-  LoadedSchema schema = ProtoSchemaLoader(std::move(importDirs)).load(path);
-  return RecordMetaData::build(schema.file, schema.owner);
+  return RecordMetaData::build(ProtoSchemaLoader(std::move(importDirs)).load(path));
 }
 
 }  // namespace rl

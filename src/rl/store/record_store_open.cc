@@ -28,9 +28,8 @@ uint64_t nowMillis(const RecordStoreOptions& options) {
 void setUpMessageFactory(RecordStore::State& state) {
   // The metadata's own factory unless the options name one: either way shared, so opening
   // a store (once a transaction) builds no prototypes.
-  state.ownedMessageFactory = state.options.messageFactory
-                                  ? state.options.messageFactory
-                                  : state.metaData.sharedMessageFactory();
+  state.ownedMessageFactory = state.options.messageFactory ? state.options.messageFactory
+                                                           : state.metaData.sharedMessageFactory();
   state.messageFactory = state.ownedMessageFactory.get();
 }
 
@@ -359,7 +358,6 @@ RecordStore RecordStore::open(RecordContext& context, const StoreLocation& locat
   const StoreExistenceCheck check = state->options.existenceCheck;
 
   fdb::Transaction& tr = context.transaction();
-  state->roundTripsAtOpen = tr.roundTrips();
   try {
     state->subspace = location.resolve(tr, check == StoreExistenceCheck::kErrorIfNotExists
                                                ? StoreLocation::kOpen
@@ -439,6 +437,7 @@ RecordStore RecordStore::open(RecordContext& context, const StoreLocation& locat
   }
 
   checkVersion(*state, stored);
+  state->roundTripsAtOpen = tr.roundTrips();  // the reads of opening are not counted
   return RecordStore(std::move(state));
 }
 
