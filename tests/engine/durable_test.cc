@@ -1,0 +1,328 @@
+// The durable store (docs/durable.md): reopening, versions across restarts, one owner, and
+// reads at every version of the window while the window is folded into the RocksDB base.
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/durable_database.h"
+#include "engine/memory_database.h"
+#include "engine/test_support.h"
+#include "fdb/database.h"
+#include "fdb/error.h"
+#include "fdb/transaction.h"
+
+extern char** environ;
+
+namespace fdb::engine {
+namespace {
+
+using test_support::errorCode;
+
+// A fresh directory under the system's temporary directory, removed afterwards.
+class TempDir {
+ public:
+  explicit TempDir(std::string_view name)
+      : path_(std::filesystem::temp_directory_path() /
+              (std::string(name) + "-" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(path_);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+EngineOptions relaxed() {
+  EngineOptions options;
+  options.durable.sync = EngineOptions::Durable::Sync::kRelaxed;
+  return options;
+}
+
+Database databaseOf(std::shared_ptr<Engine> engine) {
+  return Database(std::make_shared<MemoryDatabase>(std::move(engine)));
+}
+
+std::string keyOf(int i) {
+  char key[16];
+  std::snprintf(key, sizeof key, "k%06d", i);
+  return key;
+}
+
+TEST(Durable, OpensFromFileAndBareDirectoryAddresses) {
+  TempDir dir("durable-addresses");
+  {
+    Database db = Database::open("file:" + dir.path());
+    db.run([](Transaction& tr) { tr.set("hello", "world"); });
+  }
+  Database again = Database::open(dir.path());  // an absolute path is a bare directory
+  EXPECT_EQ(again.run([](Transaction& tr) { return tr.get("hello").get(); }), "world");
+  // Opening it again in this process shares the open store.
+  Database shared = Database::open("file:" + dir.path());
+  shared.run([](Transaction& tr) { tr.set("second", "handle"); });
+  EXPECT_EQ(again.run([](Transaction& tr) { return tr.get("second").get(); }), "handle");
+}
+
+TEST(Durable, ReopenRestoresAcknowledgedCommits) {
+  TempDir dir("durable-reopen");
+  {
+    Database db = Database::open("file:" + dir.path());  // sync on commit
+    for (int i = 0; i < 50; ++i) {
+      db.run([&](Transaction& tr) {
+        tr.set(keyOf(i), std::to_string(i));
+        if (i % 10 == 9) tr.clear(keyOf(i - 5));
+      });
+    }
+    db.run([](Transaction& tr) {
+      tr.atomicOp("counter", test_support::encodeInt64(7), MutationType::kAdd);
+    });
+  }
+  Database db = Database::open("file:" + dir.path());
+  std::vector<KeyValue> rows = db.run([](Transaction& tr) { return tr.getRangeAll({"k", "l"}); });
+  EXPECT_EQ(rows.size(), 45u);
+  for (int i = 0; i < 50; ++i) {
+    std::optional<Bytes> value = db.run([&](Transaction& tr) { return tr.get(keyOf(i)).get(); });
+    if (i % 10 == 4) {
+      EXPECT_EQ(value, std::nullopt) << i;
+    } else {
+      EXPECT_EQ(value, std::to_string(i)) << i;
+    }
+  }
+  EXPECT_EQ(
+      test_support::decodeInt64(db.run([](Transaction& tr) { return tr.get("counter").get(); })),
+      7);
+}
+
+TEST(Durable, VersionsAndVersionstampsContinueAboveTheLastDurableVersion) {
+  TempDir dir("durable-versions");
+  auto commitStamped = [&](Database& db, int64_t* committed) {
+    Transaction tr = db.createTransaction();
+    tr.atomicOp(Bytes("stamp/") + Bytes(10, '\0') + Bytes("\x06\x00\x00\x00", 4), "v",
+                MutationType::kSetVersionstampedKey);
+    Future<Bytes> stamp = tr.getVersionstamp();
+    tr.commit().get();
+    *committed = tr.getCommittedVersion();
+    return stamp.get();
+  };
+  int64_t firstVersion = 0;
+  Bytes firstStamp;
+  {
+    // A clock far ahead of the next one: the restart must not go back in versions.
+    auto clock = std::make_shared<ManualVersionClock>();
+    clock->advanceMicros(3'600'000'000LL);
+    Database db = databaseOf(openDurableEngine(dir.path(), relaxed(), clock));
+    firstStamp = commitStamped(db, &firstVersion);
+  }
+  Database db =
+      databaseOf(openDurableEngine(dir.path(), relaxed(), std::make_shared<ManualVersionClock>()));
+  EXPECT_GT(db.createTransaction().getReadVersion().get(), firstVersion);
+  int64_t secondVersion = 0;
+  Bytes secondStamp = commitStamped(db, &secondVersion);
+  EXPECT_GT(secondVersion, firstVersion);
+  EXPECT_GT(secondStamp, firstStamp);
+  std::vector<KeyValue> stamps = db.run([](Transaction& tr) {
+    return tr.getRangeAll({"stamp/", "stamp0"});
+  });
+  EXPECT_EQ(stamps.size(), 2u);
+}
+
+// The helper executable of the crash test (durable_crash_worker.cc) in "hold" mode keeps a
+// store open until its stdin closes.
+TEST(Durable, ASecondProcessGetsAClearError) {
+  TempDir dir("durable-owner");
+  int toChild[2];
+  int fromChild[2];
+  ASSERT_EQ(::pipe(toChild), 0);
+  ASSERT_EQ(::pipe(fromChild), 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, toChild[0], 0);
+  posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1);
+  posix_spawn_file_actions_addclose(&actions, toChild[1]);
+  posix_spawn_file_actions_addclose(&actions, fromChild[0]);
+  std::string worker = RL_DURABLE_CRASH_WORKER;
+  std::string path = dir.path();
+  char* argv[] = {worker.data(), const_cast<char*>("hold"), path.data(), nullptr};
+  pid_t child = 0;
+  ASSERT_EQ(posix_spawn(&child, worker.c_str(), &actions, nullptr, argv, environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(toChild[0]);
+  ::close(fromChild[1]);
+  char ready[6] = {};
+  ASSERT_EQ(::read(fromChild[0], ready, 6), 6);
+  ASSERT_EQ(std::string(ready, 6), "ready\n");
+
+  try {
+    Database::open("file:" + dir.path());
+    ADD_FAILURE() << "opened a store another process has open";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errors::kLockFileFailure);
+    EXPECT_NE(e.detail().find("store " + dir.path() + " is in use by another process"),
+              std::string::npos)
+        << e.detail();
+  }
+  ::close(toChild[1]);  // the holder closes the store and exits
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ::close(fromChild[0]);
+  // Now it is free.
+  Database db = Database::open("file:" + dir.path());
+  EXPECT_EQ(db.run([](Transaction& tr) { return tr.get("held").get(); }), "yes");
+}
+
+// Random commits over a small key space on a manual clock that keeps moving the window, with
+// the base folded as far as readers allow after every few commits; reads at random versions
+// of the window (point reads, selectors, ranges both ways) must see exactly the reference
+// state of that version. Clears of many keys exercise range tombstones.
+TEST(Durable, FoldingKeepsReadsAtEveryVersionOfTheWindowCorrect) {
+  TempDir dir("durable-fold");
+  auto clock = std::make_shared<ManualVersionClock>();
+  std::shared_ptr<Engine> engine = openDurableEngine(dir.path(), relaxed(), clock);
+  Database db = databaseOf(engine);
+  std::mt19937_64 random(20261201);
+  constexpr int kKeys = 700;
+  std::map<int64_t, std::map<Bytes, Bytes>> states;  // by commit version
+  std::map<Bytes, Bytes> current;
+  int folds = 0;
+  int64_t lastBase = engine->durableStore()->baseVersion();
+  for (int step = 0; step < 600; ++step) {
+    Transaction tr = db.createTransaction();
+    if (step % 50 == 0) {  // refill, so that the base holds many keys for clears to hide
+      for (int i = 0; i < kKeys; ++i) {
+        tr.set(keyOf(i), "fill" + std::to_string(step));
+        current[keyOf(i)] = "fill" + std::to_string(step);
+      }
+    }
+    int mutations = 1 + static_cast<int>(random() % 4);
+    for (int m = 0; m < mutations; ++m) {
+      int kind = static_cast<int>(random() % 100);
+      int a = static_cast<int>(random() % kKeys);
+      if (kind < 55) {
+        Bytes value = "v" + std::to_string(step) + "." + std::to_string(m);
+        tr.set(keyOf(a), value);
+        current[keyOf(a)] = value;
+      } else if (kind < 70) {
+        tr.clear(keyOf(a));
+        current.erase(keyOf(a));
+      } else if (kind < 85) {
+        int b = a + static_cast<int>(random() % 20);
+        tr.clearRange(keyOf(a), keyOf(b));
+        current.erase(current.lower_bound(keyOf(a)), current.lower_bound(keyOf(b)));
+      } else if (kind < 90) {
+        int b = a + static_cast<int>(random() % kKeys);  // usually hundreds of keys
+        tr.clearRange(keyOf(a), keyOf(b));
+        current.erase(current.lower_bound(keyOf(a)), current.lower_bound(keyOf(b)));
+      } else {
+        tr.atomicOp(keyOf(a), test_support::encodeInt64(1), MutationType::kAdd);
+        Bytes& value = current[keyOf(a)];
+        std::optional<Bytes> old;
+        if (!value.empty()) old = value;
+        value = test_support::encodeInt64(test_support::decodeInt64(old) + 1);
+      }
+    }
+    tr.commit().get();
+    states[tr.getCommittedVersion()] = current;
+    clock->advanceMicros(static_cast<int64_t>(random() % 250'000));
+    if (step % 7 == 0) {
+      int64_t base = engine->foldForTesting();
+      if (base > lastBase) ++folds;
+      lastBase = base;
+    }
+    // Read at a random committed version still in the window.
+    int64_t now = db.createTransaction().getReadVersion().get();
+    auto oldest = states.lower_bound(now - kMvccWindowVersions + 200'000);
+    if (oldest == states.end()) continue;
+    auto pick = std::next(
+        oldest,
+        static_cast<long>(random() % static_cast<size_t>(std::distance(oldest, states.end()))));
+    // Also the versions between commits read as the commit before them.
+    int64_t version = pick->first;
+    if (std::next(pick) != states.end() && random() % 2 == 0) {
+      version += static_cast<int64_t>(random() %
+                                      static_cast<uint64_t>(std::next(pick)->first - pick->first));
+    }
+    const std::map<Bytes, Bytes>& expected = pick->second;
+    Transaction reader = db.createTransaction();
+    reader.setReadVersion(version);
+    std::vector<KeyValue> all = reader.getRangeAll({"k", "l"});
+    std::vector<KeyValue> want;
+    for (const auto& [key, value] : expected) want.push_back(KeyValue{key, value});
+    ASSERT_EQ(all, want) << "step " << step << " version " << version;
+    RangeOptions reverse;
+    reverse.reverse = true;
+    reverse.limit = 5;
+    RangeResult last = reader
+                           .getRange(KeySelector::firstGreaterOrEqual("k"),
+                                     KeySelector::firstGreaterOrEqual("l"), reverse)
+                           .get();
+    std::vector<KeyValue> lastWant(want.rbegin(), want.rbegin() + std::min<size_t>(5, want.size()));
+    ASSERT_EQ(last.rows.size(), lastWant.size());
+    for (size_t i = 0; i < lastWant.size(); ++i) {
+      EXPECT_EQ(Bytes(last.rows[i].key), lastWant[i].key);
+      EXPECT_EQ(Bytes(last.rows[i].value), lastWant[i].value);
+    }
+    int probe = static_cast<int>(random() % kKeys);
+    auto found = expected.find(keyOf(probe));
+    EXPECT_EQ(reader.get(keyOf(probe)).get(),
+              found == expected.end() ? std::nullopt : std::optional<Bytes>(found->second));
+    auto after = expected.upper_bound(keyOf(probe));
+    EXPECT_EQ(reader.getKey(KeySelector::firstGreaterThan(keyOf(probe))).get(),
+              after == expected.end() ? Bytes("\xff") : after->first);
+    // Forget versions that left the window.
+    states.erase(states.begin(), states.lower_bound(now - kMvccWindowVersions));
+  }
+  EXPECT_GT(folds, 3) << "the base never moved";
+  EXPECT_LT(engine->stats().keys, static_cast<size_t>(kKeys)) << "the window kept every key";
+  // And all of it survives a reopen.
+  db = Database(nullptr);
+  engine.reset();
+  Database reopened = databaseOf(openDurableEngine(dir.path(), relaxed()));
+  std::vector<KeyValue> all = reopened.run([](Transaction& tr) {
+    return tr.getRangeAll({"k", "l"});
+  });
+  std::vector<KeyValue> want;
+  for (const auto& [key, value] : current) want.push_back(KeyValue{key, value});
+  EXPECT_EQ(all, want);
+}
+
+// More data than the window holds: the window keeps only recent versions, the base the
+// rest, and everything reads back, before and after a reopen.
+TEST(Durable, ADatasetLargerThanTheWindow) {
+  TempDir dir("durable-large");
+  auto clock = std::make_shared<ManualVersionClock>();
+  std::shared_ptr<Engine> engine = openDurableEngine(dir.path(), relaxed(), clock);
+  Database db = databaseOf(engine);
+  constexpr int kBatches = 40;
+  constexpr int kPerBatch = 500;
+  const Bytes value(200, 'x');
+  for (int batch = 0; batch < kBatches; ++batch) {
+    db.run([&](Transaction& tr) {
+      for (int i = 0; i < kPerBatch; ++i) tr.set(keyOf(batch * kPerBatch + i), value);
+    });
+    clock->advanceMicros(1'000'000);
+    engine->foldForTesting();
+  }
+  EXPECT_LT(engine->stats().keys, static_cast<size_t>(kBatches * kPerBatch / 4));
+  EXPECT_GT(engine->durableStore()->baseVersion(), 0);
+  auto countAll = [](Database& database) {
+    return database.run([](Transaction& tr) { return tr.getRangeAll({"k", "l"}).size(); });
+  };
+  EXPECT_EQ(countAll(db), static_cast<size_t>(kBatches * kPerBatch));
+  db = Database(nullptr);
+  engine.reset();
+  Database reopened = Database::open("file:" + dir.path(), relaxed());
+  EXPECT_EQ(countAll(reopened), static_cast<size_t>(kBatches * kPerBatch));
+  EXPECT_EQ(reopened.run([&](Transaction& tr) { return tr.get(keyOf(1234)).get(); }), value);
+}
+
+}  // namespace
+}  // namespace fdb::engine
