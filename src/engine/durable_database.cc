@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "engine/memory_database.h"
+#include "fdb/durable.h"
 #include "fdb/error.h"
 
 namespace fdb::engine {
@@ -70,3 +71,56 @@ std::shared_ptr<DatabaseBackend> openDurableDatabase(std::string_view directory,
 }
 
 }  // namespace fdb::engine
+
+namespace fdb {
+namespace {
+
+engine::DurableStore& durableStoreOf(const Database& db) {
+  auto* handle = dynamic_cast<engine::MemoryDatabase*>(db.backend().get());
+  engine::DurableStore* store = handle != nullptr ? handle->engine()->durableStore() : nullptr;
+  if (store == nullptr) {
+    throw Error(errors::kClientInvalidOperation, "not a durable store (file:<dir>)");
+  }
+  return *store;
+}
+
+}  // namespace
+
+void verifyDurableStore(std::string_view directory) {
+  std::shared_ptr<engine::Engine> engine = engine::openDurableEngine(directory, EngineOptions{});
+  engine->durableStore()->verify();
+}
+
+int64_t checkpointDurableStore(const Database& db, std::string_view directory) {
+  std::filesystem::path target = std::filesystem::absolute(std::filesystem::path(directory));
+  return durableStoreOf(db).checkpoint(target.string());
+}
+
+void restoreDurableStore(std::string_view checkpoint, std::string_view directory) {
+  std::filesystem::path target(directory);
+  std::error_code error;
+  if (std::filesystem::exists(target) && !std::filesystem::is_empty(target)) {
+    throw Error(errors::kClientInvalidOperation,
+                fmt::format("cannot restore into {}: it is not empty", target.string()));
+  }
+  if (!std::filesystem::exists(std::filesystem::path(checkpoint) / "CURRENT")) {
+    throw Error(errors::kClientInvalidOperation,
+                fmt::format("cannot restore from {}: not a checkpoint of a store", checkpoint));
+  }
+  std::filesystem::create_directories(target, error);
+  if (!error) {
+    std::filesystem::copy(std::filesystem::path(checkpoint), target,
+                          std::filesystem::copy_options::recursive, error);
+  }
+  if (error) {
+    throw Error(errors::kIoError, fmt::format("restoring {} into {}: {}", checkpoint,
+                                              target.string(), error.message()));
+  }
+}
+
+DurableStoreStats durableStoreStats(const Database& db) {
+  engine::DurableStore& store = durableStoreOf(db);
+  return DurableStoreStats{store.walSyncs(), store.loggedCommits(), store.baseVersion()};
+}
+
+}  // namespace fdb

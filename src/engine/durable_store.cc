@@ -2,13 +2,23 @@
 
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
+#include <rocksdb/env.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
+#include <rocksdb/utilities/checkpoint.h>
 #include <rocksdb/write_batch.h>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <climits>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -22,6 +32,9 @@ constexpr std::string_view kMetaFamily = "meta";
 constexpr std::string_view kFormatKey = "format";
 constexpr std::string_view kFormat = "1";
 constexpr std::string_view kBaseVersionKey = "base_version";
+// A file next to RocksDB's, written once the store is initialized: a store that has it must
+// have its metadata (RocksDB reads a MANIFEST that lost its last records as a shorter one).
+constexpr std::string_view kMarkerFile = "RECORDLAYER";
 
 // (RocksDB asserts that a slice's data is never null, as an empty string_view's may be.)
 rocksdb::Slice slice(std::string_view bytes) {
@@ -68,6 +81,95 @@ int64_t decodeVersion(std::string_view key, const std::string& directory) {
 
 void check(const rocksdb::Status& status, const std::string& directory, std::string_view doing) {
   if (!status.ok()) fail(status, directory, doing);
+}
+
+// RocksDB's info log, remembering the last message about a corruption: RocksDB names the
+// damaged write-ahead log file there, not in the status it returns.
+class CorruptionWitness final : public rocksdb::LoggerWrapper {
+ public:
+  explicit CorruptionWitness(std::shared_ptr<rocksdb::Logger> target)
+      : rocksdb::LoggerWrapper(target.get()), target_(std::move(target)) {}
+  using rocksdb::LoggerWrapper::Logv;
+  void Logv(const rocksdb::InfoLogLevel level, const char* format, va_list ap) override {
+    va_list copy;
+    va_copy(copy, ap);
+    char line[512];
+    int length = std::vsnprintf(line, sizeof line, format, copy);
+    va_end(copy);
+    if (length > 0 && std::strstr(line, "Corruption") != nullptr) {
+      std::lock_guard lock(mutex_);
+      last_ = line;
+    }
+    rocksdb::LoggerWrapper::Logv(level, format, ap);
+  }
+  std::string lastCorruption() {
+    std::lock_guard lock(mutex_);
+    return last_;
+  }
+
+ private:
+  std::shared_ptr<rocksdb::Logger> target_;
+  std::mutex mutex_;
+  std::string last_;
+};
+
+// DB::Open's status, with what the info log said about a corruption when the status does not
+// name the file.
+void checkOpen(const rocksdb::Status& status, const std::string& directory,
+               CorruptionWitness* witness) {
+  if (status.ok()) return;
+  std::string said = witness != nullptr ? witness->lastCorruption() : std::string();
+  if (status.IsCorruption() && !said.empty()) {
+    throw Error(errors::kFileCorrupt,
+                fmt::format("store {}: open: {} ({})", directory, status.ToString(), said));
+  }
+  fail(status, directory, "open");
+}
+
+// Writes `path` with `content` and syncs it and its directory.
+void writeSynced(const std::filesystem::path& path, std::string_view content,
+                 const std::string& directory) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  bool ok = fd >= 0 &&
+            ::write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size());
+  ok = fd >= 0 && ::fsync(fd) == 0 && ok;
+  if (fd >= 0) ::close(fd);
+  int dir = ::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ok = dir >= 0 && ::fsync(dir) == 0 && ok;
+  if (dir >= 0) ::close(dir);
+  if (!ok) {
+    throw Error(errors::kIoError,
+                fmt::format("store {}: cannot write {}", directory, path.string()));
+  }
+}
+
+// Throws 1522 unless the store in `directory`, opened read-only, has its format key.
+void checkMetadata(const std::string& directory, rocksdb::DBOptions options,
+                   const std::vector<rocksdb::ColumnFamilyDescriptor>& families) {
+  options.max_open_files = 16;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status status =
+      rocksdb::DB::OpenForReadOnly(options, directory, families, &handles, &raw);
+  if (status.IsCorruption()) {
+    checkOpen(status, directory, dynamic_cast<CorruptionWitness*>(options.info_log.get()));
+  }
+  std::string value;
+  if (status.ok()) {
+    std::unique_ptr<rocksdb::DB> db(raw);
+    status = db->Get(rocksdb::ReadOptions(), handles[2], slice(kFormatKey), &value);
+    for (rocksdb::ColumnFamilyHandle* handle : handles) {
+      db->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+    }
+  }
+  if (status.ok()) return;
+  if (!status.IsNotFound() && !status.IsInvalidArgument()) fail(status, directory, "open");
+  std::string manifest;
+  std::getline(std::ifstream(std::filesystem::path(directory) / "CURRENT"), manifest);
+  throw Error(errors::kFileCorrupt,
+              fmt::format("store {}: its metadata is missing ({}): the MANIFEST ({}/{}) lost "
+                          "records (truncated or damaged)",
+                          directory, status.ToString(), directory, manifest));
 }
 
 void putVarint(Bytes& out, size_t value) {
@@ -152,11 +254,17 @@ std::shared_ptr<DurableStore> DurableStore::open(const std::string& directory,
   dbOptions.create_if_missing = true;
   dbOptions.create_missing_column_families = true;
   dbOptions.paranoid_checks = true;
-  // Replays the write-ahead log up to its first damaged record: a commit is in the store
-  // whole or not at all, and nothing after a lost one is.
-  dbOptions.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
+  // Replays the write-ahead log in full, except an incomplete last record (a write the crash
+  // interrupted, never acknowledged); any other damage refuses to open, naming the file,
+  // rather than silently dropping acknowledged commits after it.
+  dbOptions.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
   dbOptions.max_background_jobs = 2;
   dbOptions.keep_log_file_num = 4;
+  std::shared_ptr<rocksdb::Logger> infoLog;
+  if (rocksdb::CreateLoggerFromOptions(directory, dbOptions, &infoLog).ok()) {
+    dbOptions.info_log = std::make_shared<CorruptionWitness>(std::move(infoLog));
+  }
+  auto* witness = dynamic_cast<CorruptionWitness*>(dbOptions.info_log.get());
 
   auto cache = rocksdb::NewLRUCache(static_cast<size_t>(std::max<int64_t>(options.cacheBytes, 0)));
   rocksdb::BlockBasedTableOptions table;
@@ -175,9 +283,15 @@ std::shared_ptr<DurableStore> DurableStore::open(const std::string& directory,
       {rocksdb::kDefaultColumnFamilyName, baseOptions},
       {std::string(kLogFamily), logOptions},
       {std::string(kMetaFamily), metaOptions}};
+  // A store that was initialized must still have its metadata. RocksDB reads a MANIFEST that
+  // lost its last records as a shorter one and deletes the table files it no longer names
+  // when it opens for writing, so look first, read-only.
+  std::filesystem::path marker = std::filesystem::path(directory) / kMarkerFile;
+  if (std::filesystem::exists(marker)) checkMetadata(directory, dbOptions, families);
+
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;
-  check(rocksdb::DB::Open(dbOptions, directory, families, &handles, &db), directory, "open");
+  checkOpen(rocksdb::DB::Open(dbOptions, directory, families, &handles, &db), directory, witness);
   store->db_.reset(db);
   store->base_ = handles[0];
   store->log_ = handles[1];
@@ -200,15 +314,20 @@ std::shared_ptr<DurableStore> DurableStore::open(const std::string& directory,
                               directory, printable(value), kFormat));
     }
   }
+  if (!std::filesystem::exists(marker))
+    writeSynced(marker, fmt::format("format {}\n", kFormat), directory);
   check(db->Get(rocksdb::ReadOptions(), store->meta_, slice(kBaseVersionKey), &value), directory,
         "read the base version");
   store->baseVersion_ = decodeVersion(value, directory);
+  store->lastLogged_ = store->baseVersion_;
   return store;
 }
 
 DurableStore::~DurableStore() {
   if (!db_) return;
   db_->FlushWAL(true).PermitUncheckedError();
+  // The next open then reads tables instead of replaying the write-ahead log.
+  db_->Flush(rocksdb::FlushOptions(), {base_, log_, meta_}).PermitUncheckedError();
   for (rocksdb::ColumnFamilyHandle* handle : {base_, log_, meta_}) {
     if (handle != nullptr) db_->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
   }
@@ -217,7 +336,7 @@ DurableStore::~DurableStore() {
 
 // ---- The log -----------------------------------------------------------------------------
 
-int64_t DurableStore::replayLog(FunctionRef<void(int64_t, std::string_view)> replay) const {
+int64_t DurableStore::replayLog(FunctionRef<void(int64_t, std::string_view)> replay) {
   int64_t base = baseVersion();
   int64_t newest = base;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), log_));
@@ -226,6 +345,8 @@ int64_t DurableStore::replayLog(FunctionRef<void(int64_t, std::string_view)> rep
     replay(newest, view(it->value()));
   }
   check(it->status(), directory_, "read the log");
+  std::lock_guard lock(writeMutex_);
+  lastLogged_ = std::max(lastLogged_, newest);
   return newest;
 }
 
@@ -236,7 +357,9 @@ void DurableStore::writeLog(std::span<const LoggedCommit> commits) {
   }
   rocksdb::WriteOptions write;
   write.sync = options_.sync == EngineOptions::Durable::Sync::kOnCommit;
+  std::lock_guard lock(writeMutex_);
   check(db_->Write(write, &batch), directory_, "write the log");
+  if (!commits.empty()) lastLogged_ = std::max(lastLogged_, commits.back().version);
   if (write.sync) walSyncs_.fetch_add(1);
   loggedCommits_.fetch_add(static_cast<int64_t>(commits.size()));
 }
@@ -269,6 +392,7 @@ void DurableStore::foldTo(int64_t version) {
   check(it->status(), directory_, "read the log");
   batch.Put(meta_, slice(kBaseVersionKey), versionKey(version));
   // Not synced: a later synced commit syncs it, and until then the log still holds it all.
+  std::lock_guard writeLock(writeMutex_);
   check(db_->Write(rocksdb::WriteOptions(), &batch), directory_, "fold the log into the base");
   baseVersion_ = version;
 }
@@ -432,6 +556,15 @@ void DurableStore::verify() const {
     }
   }
   check(it->status(), directory_, "verify the log");
+}
+
+int64_t DurableStore::checkpoint(const std::string& directory) {
+  rocksdb::Checkpoint* raw = nullptr;
+  check(rocksdb::Checkpoint::Create(db_.get(), &raw), directory_, "checkpoint");
+  std::unique_ptr<rocksdb::Checkpoint> checkpoint(raw);
+  std::lock_guard lock(writeMutex_);
+  check(checkpoint->CreateCheckpoint(directory), directory_, "checkpoint into " + directory);
+  return lastLogged_;
 }
 
 }  // namespace fdb::engine

@@ -109,7 +109,7 @@ class DurableStore {
 
   // Recovery: calls replay(version, record) for every logged commit above the base version,
   // in version order. Returns the newest version found (the base version when none).
-  int64_t replayLog(FunctionRef<void(int64_t, std::string_view)> replay) const;
+  int64_t replayLog(FunctionRef<void(int64_t, std::string_view)> replay);
 
   // Makes `commits` (in version order) durable as one write: synced to disk before it
   // returns unless options().sync is relaxed. Throws fdb::Error 1510 on failure.
@@ -149,6 +149,11 @@ class DurableStore {
   // encoding. Throws fdb::Error 1522 naming the damaged file.
   void verify() const;
 
+  // Writes a consistent copy of the store (RocksDB checkpoint: SST files hard-linked when on
+  // the same file system) into `directory`, which must not exist; returns the version it
+  // holds: every commit logged at or below it, none above. Log writes wait meanwhile.
+  int64_t checkpoint(const std::string& directory);
+
  private:
   DurableStore(std::string directory, const EngineOptions::Durable& options);
 
@@ -162,6 +167,9 @@ class DurableStore {
   std::atomic<int64_t> walSyncs_{0};
   std::atomic<int64_t> loggedCommits_{0};
   std::mutex foldMutex_;
+  // Held by every write (log writes, folds) and by checkpoint. The newest version logged.
+  std::mutex writeMutex_;
+  int64_t lastLogged_ = 0;  // guarded by writeMutex_
 };
 
 }  // namespace fdb::engine
