@@ -70,6 +70,11 @@ struct EngineOptions {
     Sync sync = Sync::kOnCommit;
     // RocksDB's block cache: the base's data kept in memory, beyond the MVCC window.
     int64_t cacheBytes = 64 << 20;
+    // Memory the MVCC window (the versions not yet in RocksDB) may use. Past it, every
+    // durable version is folded into RocksDB at once, and reads at versions older than that
+    // fail with transaction_too_old (1007), as if the window were shorter than 5 seconds
+    // (the retry loop retries them). Bounds memory under any write rate.
+    int64_t windowBytes = 256 << 20;
   } durable;
 };
 

@@ -138,6 +138,12 @@ Engine::Reader Engine::read(int64_t version) {
                   fmt::format("read version {} is older than the MVCC window (current {})", version,
                               current));
     }
+    if (version < minReadable_.load()) {
+      throw Error(errors::kTransactionTooOld,
+                  fmt::format("read version {} is older than {}: the durable store's window went "
+                              "over its memory budget and was folded to disk early",
+                              version, minReadable_.load()));
+    }
     if (version <= latest) {
       ++readOperations_;
       return Reader(std::move(guard), &store_, durable_.get(), version);
@@ -302,7 +308,8 @@ size_t Engine::outstandingWatches() {
 }
 
 void Engine::collectGarbageLocked(int64_t version) {
-  int64_t horizon = version - kMvccWindowVersions;
+  // Readers check both bounds after entering (see read()).
+  int64_t horizon = std::max(version - kMvccWindowVersions, minReadable_.load());
   store_.collectGarbage(horizon);
   if (commits_ - lastHistoryCleanup_ >= kHistoryCleanupInterval) {
     history_.forgetUpTo(horizon);
@@ -473,7 +480,12 @@ int64_t Engine::commitDurable(const CommitRequest& request) {
   withdraw.engine = nullptr;
   pendingLog_.push_back(LoggedCommit{version, record.release()});
   ++commits_;
+  // Over the memory budget: every durable version goes to disk at the next fold.
+  bool overBudget = store_.windowBytes() > options_.durable.windowBytes &&
+                    minReadable_.load() < latestCommitted_.load();
+  if (overBudget) minReadable_.store(latestCommitted_.load());
   collectGarbageLocked(latestCommitted_.load());
+  if (overBudget) folderWake_.notify_one();
 
   // Group commit: whoever finds no log write under way writes every pending commit (its own
   // among them) in one durable write; the others wait for it, or lead the next write.

@@ -255,6 +255,9 @@ class Engine {
   std::vector<std::pair<int64_t, WeakPromise<void>>> unpublishedWatches_;
   std::optional<Error> logFailure_;  // a failed log write stops the engine's commits
   std::condition_variable published_;
+  // Reads below this version fail with 1007: the window's memory budget made the base move
+  // up early (durable mode; 0 otherwise).
+  std::atomic<int64_t> minReadable_{0};
   std::mutex folderMutex_;
   std::condition_variable folderWake_;
   bool stopping_ = false;  // guarded by folderMutex_

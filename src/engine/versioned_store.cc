@@ -104,6 +104,7 @@ void VersionedStore::addTombstone(std::string_view begin, std::string_view end, 
   const TombstoneList* old = tombstones_.load(std::memory_order_relaxed);
   auto* list = old != nullptr ? new TombstoneList(*old) : new TombstoneList();
   list->push_back(Tombstone{Bytes(begin), Bytes(end), version});
+  windowBytes_ += sizeof(Tombstone) + begin.size() + end.size();
   tombstones_.store(list, std::memory_order_release);
   if (old != nullptr) retire(Retired::Kind::kTombstones, const_cast<TombstoneList*>(old));
 }
@@ -193,12 +194,14 @@ void VersionedStore::writeNode(Node* node, std::optional<std::string_view> value
     // walking past the entry, so it is retired rather than freed.
     Entry* older = newest->older.load(std::memory_order_relaxed);
     node->newest.store(newEntry(version, value, older), std::memory_order_release);
+    if (backed_) windowBytes_ += entryBytes(value ? value->size() : 0) - entryBytes(newest->size);
     retire(Retired::Kind::kEntry, newest);
     return;
   }
   if (!value && (newest == nullptr || !newest->present)) return;  // already absent
   node->newest.store(newEntry(version, value, newest), std::memory_order_release);
   written_.emplace_back(version, Bytes(node->key()));
+  if (backed_) windowBytes_ += entryBytes(value ? value->size() : 0) + writtenBytes(node->key());
 }
 
 void VersionedStore::write(std::string_view key, std::optional<std::string_view> value,
@@ -224,6 +227,10 @@ void VersionedStore::write(std::string_view key, std::optional<std::string_view>
   }
   ++keyCount_;
   written_.emplace_back(version, Bytes(key));
+  if (backed_) {
+    windowBytes_ +=
+        nodeBytes(key.size(), height) + entryBytes(value ? value->size() : 0) + writtenBytes(key);
+  }
 }
 
 void VersionedStore::set(std::string_view key, std::string_view value, int64_t version) {
@@ -291,7 +298,12 @@ void VersionedStore::dropUpTo(std::string_view key, int64_t base) {
   }
   if (entry == nullptr) return;
   // The base answers for `entry` and everything older now.
+  for (const Entry* dropped = entry; dropped != nullptr;
+       dropped = dropped->older.load(std::memory_order_relaxed)) {
+    windowBytes_ -= entryBytes(dropped->size);
+  }
   if (newer == nullptr) {
+    windowBytes_ -= nodeBytes(node->keySize, node->height);
     unlink(node);
   } else {
     newer->older.store(nullptr, std::memory_order_release);
@@ -311,6 +323,7 @@ void VersionedStore::applyBase(int64_t base) {
   while (!written_.empty() && written_.front().first <= base) {
     Bytes key = std::move(written_.front().second);
     written_.pop_front();
+    windowBytes_ -= writtenBytes(key);
     dropUpTo(key, base);
   }
   const TombstoneList* old = tombstones_.load(std::memory_order_relaxed);

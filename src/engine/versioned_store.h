@@ -143,6 +143,9 @@ class VersionedStore {
   // once no reader that may have read the older base is left (applied by collectGarbage).
   void announceBase(int64_t base);
 
+  // Backed mode: about how many bytes the store's entries, keys and bookkeeping take (writer).
+  int64_t windowBytes() const { return windowBytes_; }
+
   // For tests and statistics (writer).
   size_t keyCount() const { return keyCount_; }
   size_t entryCount() const;
@@ -193,6 +196,15 @@ class VersionedStore {
   static void freeNode(Node* node);
   static const Entry* visibleAt(const Node* node, int64_t version);
   static Lookup lookupNode(const Node* node, int64_t version);
+  static int64_t entryBytes(size_t valueSize) {
+    return static_cast<int64_t>(sizeof(Entry) + valueSize + 16);  // + allocator overhead
+  }
+  static int64_t nodeBytes(size_t keySize, int height) {
+    return static_cast<int64_t>(sizeof(Node) + sizeof(std::atomic<Node*>) * height + keySize + 16);
+  }
+  static int64_t writtenBytes(std::string_view key) {
+    return static_cast<int64_t>(sizeof(std::pair<int64_t, Bytes>) + key.size() + 16);
+  }
   static void freeRetiredItem(const Retired& retired);
 
   int currentHeight() const { return height_.load(std::memory_order_relaxed); }
@@ -226,6 +238,7 @@ class VersionedStore {
   std::deque<Horizon> horizons_;  // announced, not yet applied
   std::deque<Retired> retired_;
   // Backed mode.
+  int64_t windowBytes_ = 0;
   int64_t readFloor_ = 0;
   std::deque<Horizon> bases_;  // announced, not yet applied
   std::atomic<const TombstoneList*> tombstones_{nullptr};

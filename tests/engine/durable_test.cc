@@ -447,6 +447,86 @@ TEST(Durable, ConcurrentCommittersShareWalSyncs) {
             static_cast<size_t>(10 + kCommitters * kCommitsEach));
 }
 
+// Over its memory budget the window is folded to disk early: old read versions then fail with
+// transaction_too_old (retryable), current ones read everything.
+TEST(Durable, OverItsMemoryBudgetTheWindowShrinks) {
+  TempDir dir("durable-budget");
+  EngineOptions options = relaxed();
+  options.durable.windowBytes = 256 << 10;
+  auto clock = std::make_shared<ManualVersionClock>();
+  std::shared_ptr<Engine> engine = openDurableEngine(dir.path(), options, clock);
+  Database db = databaseOf(engine);
+  db.run([](Transaction& tr) { tr.set("first", "1"); });
+  Transaction old = db.createTransaction();
+  int64_t oldVersion = old.getReadVersion().get();
+  const Bytes value(1000, 'v');
+  for (int batch = 0; batch < 20; ++batch) {
+    db.run([&](Transaction& tr) {
+      for (int i = 0; i < 100; ++i) tr.set(keyOf(batch * 100 + i), value);
+    });
+    engine->foldForTesting();
+  }
+  EXPECT_GT(engine->durableStore()->baseVersion(), oldVersion);
+  EXPECT_LT(engine->stats().keys, 1000u);
+  EXPECT_EQ(errorCode([&] { old.get("first").get(); }), errors::kTransactionTooOld);
+  EXPECT_EQ(db.run([](Transaction& tr) { return tr.getRangeAll({"k", "l"}).size(); }), 2000u);
+  EXPECT_EQ(db.run([](Transaction& tr) { return tr.get("first").get(); }), "1");
+}
+
+// Runs the crash test's worker with `arguments` and returns what it printed.
+std::string runWorker(std::vector<std::string> arguments) {
+  int out[2];
+  EXPECT_EQ(::pipe(out), 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_addclose(&actions, out[0]);
+  std::string worker = RL_DURABLE_CRASH_WORKER;
+  std::vector<char*> argv{worker.data()};
+  for (std::string& argument : arguments) argv.push_back(argument.data());
+  argv.push_back(nullptr);
+  pid_t child = 0;
+  EXPECT_EQ(posix_spawn(&child, worker.c_str(), &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(out[1]);
+  std::string output;
+  char buffer[256];
+  for (ssize_t n; (n = ::read(out[0], buffer, sizeof buffer)) > 0;) {
+    output.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(out[0]);
+  int status = 0;
+  EXPECT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << output;
+  return output;
+}
+
+// Larger than memory: 120 MiB of incompressible values, 15 times the 8 MiB block cache, with
+// a 16 MiB window budget, written and read back in a process of its own, whose peak RSS
+// (VmHWM) must stay under docs/durable.md's bound: memtables (4 x 16 MiB) + 4 x the window
+// budget + the cache + 64 MiB (the process, RocksDB's compactions, the allocator) = 200 MiB.
+// (Measured here: about 125 MiB; about 150 MiB for 300 MiB of data.)
+TEST(Durable, LargerThanMemoryStaysUnderItsRssBound) {
+  TempDir dir("durable-rss");
+  constexpr int64_t kDataMib = 120;
+  constexpr int64_t kCacheMib = 8;
+  constexpr int64_t kWindowMib = 16;
+  std::string output = runWorker({"large", dir.path(), std::to_string(kDataMib),
+                                  std::to_string(kCacheMib), std::to_string(kWindowMib)});
+  long long rows = 0;
+  long long peakKib = 0;
+  long long writtenKib = 0;
+  ASSERT_EQ(std::sscanf(output.c_str(), "rows %lld hwm_kb %lld written_hwm_kb %lld", &rows,
+                        &peakKib, &writtenKib),
+            3)
+      << output;
+  std::cout << "[rss] " << kDataMib << " MiB of data, cache " << kCacheMib << " MiB, window "
+            << kWindowMib << " MiB: VmHWM " << peakKib / 1024 << " MiB\n";
+  EXPECT_EQ(rows, (kDataMib << 20) / 1000);
+  const long long boundMib = 4 * 16 + 4 * kWindowMib + kCacheMib + 64;
+  EXPECT_LE(peakKib, boundMib * 1024) << "peak RSS over the documented bound";
+}
+
 // Backup: a checkpoint holds exactly the commits at or below its version; a store restored
 // from it has them, continues above that version, and verifies clean.
 TEST(Durable, CheckpointAndRestoreRoundTrip) {
