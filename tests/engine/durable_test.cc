@@ -507,6 +507,9 @@ std::string runWorker(std::vector<std::string> arguments) {
 // budget + the cache + 64 MiB (the process, RocksDB's compactions, the allocator) = 200 MiB.
 // (Measured here: about 125 MiB; about 150 MiB for 300 MiB of data.)
 TEST(Durable, LargerThanMemoryStaysUnderItsRssBound) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "a sanitizer's shadow memory and quarantine are not the store's memory";
+#endif
   TempDir dir("durable-rss");
   constexpr int64_t kDataMib = 120;
   constexpr int64_t kCacheMib = 8;
