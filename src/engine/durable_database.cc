@@ -49,6 +49,12 @@ std::shared_ptr<Engine> openDurableEngine(std::string_view directory, const Engi
     if (std::shared_ptr<Engine> engine = it->second.lock()) return engine;
     stores.closed.wait(lock);  // being closed: wait until it is
   }
+  // RocksDB creates the store's directory, not its parents.
+  std::filesystem::create_directories(path, error);
+  if (error) {
+    throw Error(errors::kIoError,
+                fmt::format("store {}: cannot create the directory: {}", key, error.message()));
+  }
   std::shared_ptr<DurableStore> disk = DurableStore::open(key, options.durable);
   auto* engine = new Engine(std::move(clock), options, std::move(disk));
   std::shared_ptr<Engine> shared(engine, [key](Engine* closing) {

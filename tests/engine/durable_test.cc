@@ -68,6 +68,9 @@ TEST(Durable, OpensFromFileAndBareDirectoryAddresses) {
     db.run([](Transaction& tr) { tr.set("hello", "world"); });
   }
   Database again = Database::open(dir.path());  // an absolute path is a bare directory
+  // Missing parent directories are created.
+  Database nested = Database::open(dir.path() + "/nested/deeper/store");
+  nested.run([](Transaction& tr) { tr.set("nested", "yes"); });
   EXPECT_EQ(again.run([](Transaction& tr) { return tr.get("hello").get(); }), "world");
   // Opening it again in this process shares the open store.
   Database shared = Database::open("file:" + dir.path());
