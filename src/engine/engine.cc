@@ -514,11 +514,21 @@ int64_t Engine::commitDurable(const CommitRequest& request) {
     }
     std::vector<WeakPromise<void>> toFire = publishLocked(batch.back().version);
     published_.notify_all();
+    throttleLocked(lock);
     lock.unlock();
     for (const WeakPromise<void>& promise : toFire) promise.setValue();
     return version;
   }
+  throttleLocked(lock);
   return version;
+}
+
+void Engine::throttleLocked(std::unique_lock<std::mutex>& lock) {
+  const int64_t limit = 2 * options_.durable.windowBytes;
+  while (store_.windowBytes() > limit && !logFailure_) {
+    folderWake_.notify_one();
+    windowRoom_.wait_for(lock, std::chrono::milliseconds(10));
+  }
 }
 
 std::vector<WeakPromise<void>> Engine::publishLocked(int64_t version) {
@@ -543,6 +553,7 @@ void Engine::foldOnce() {
     collectGarbageLocked(latestCommitted_.load());  // moves the epochs and the read floor on
     target = std::min(store_.readFloor(), latestCommitted_.load());
   }
+  windowRoom_.notify_all();  // garbage collection may have dropped what a base move allowed
   if (target <= durable_->baseVersion()) return;
   durable_->foldTo(target);
   std::lock_guard lock(commitMutex_);
@@ -552,6 +563,7 @@ void Engine::foldOnce() {
 void Engine::foldLoop() {
   std::unique_lock lock(folderMutex_);
   while (!stopping_) {
+    // Committers held back by the window's budget (throttleLocked) wake it every 10 ms.
     folderWake_.wait_for(lock, kFoldInterval);
     if (stopping_) break;
     lock.unlock();

@@ -206,6 +206,9 @@ class Engine {
   std::vector<WeakPromise<void>> publishLocked(int64_t version);
   void foldLoop();
   void foldOnce();
+  // REQUIRES: commitMutex_ held by `lock`. Back-pressure: waits while the window holds more
+  // than twice its budget, so memory stays bounded even when folding falls behind.
+  void throttleLocked(std::unique_lock<std::mutex>& lock);
   // REQUIRES: commitMutex_ held. Moves the watches `mutation` may have fired to `fired`.
   void checkWatches(const Mutation& mutation, int64_t version,
                     std::vector<WeakPromise<void>>* fired);
@@ -255,6 +258,7 @@ class Engine {
   std::vector<std::pair<int64_t, WeakPromise<void>>> unpublishedWatches_;
   std::optional<Error> logFailure_;  // a failed log write stops the engine's commits
   std::condition_variable published_;
+  std::condition_variable windowRoom_;  // the folder freed window memory
   // Reads below this version fail with 1007: the window's memory budget made the base move
   // up early (durable mode; 0 otherwise).
   std::atomic<int64_t> minReadable_{0};
