@@ -437,23 +437,42 @@ std::optional<Bytes> DurableStore::get(const VersionedStore& memory, std::string
 
 void DurableStore::scan(const VersionedStore& memory, std::string_view begin, std::string_view end,
                         int64_t version, bool reverse,
-                        FunctionRef<bool(std::string_view, std::string_view)> visit) const {
+                        FunctionRef<bool(std::string_view, std::string_view)> visit,
+                        BaseCursor* cursor) const {
   if (begin >= end) return;
+  // One iterator for the whole operation when the caller keeps a cursor (its reads then see
+  // one state of the base), else one bounded to this range.
   rocksdb::Slice lower = slice(begin);
   rocksdb::Slice upper = slice(end);
-  rocksdb::ReadOptions read;
-  read.iterate_lower_bound = &lower;
-  read.iterate_upper_bound = &upper;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read, base_));
-  if (reverse) {
-    it->SeekToLast();
+  std::unique_ptr<rocksdb::Iterator> own;
+  rocksdb::Iterator* it = nullptr;
+  if (cursor != nullptr) {
+    if (cursor->iterator_ == nullptr) {
+      cursor->iterator_ = db_->NewIterator(rocksdb::ReadOptions(), base_);
+    }
+    it = cursor->iterator_;
   } else {
-    it->SeekToFirst();
+    rocksdb::ReadOptions read;
+    read.iterate_lower_bound = &lower;
+    read.iterate_upper_bound = &upper;
+    own.reset(db_->NewIterator(read, base_));
+    it = own.get();
+  }
+  auto valid = [&] {
+    if (!it->Valid()) return false;
+    std::string_view key = view(it->key());
+    return begin <= key && key < end;
+  };
+  if (reverse) {
+    it->SeekForPrev(slice(end));
+    if (it->Valid() && view(it->key()) >= end) it->Prev();
+  } else {
+    it->Seek(slice(begin));
   }
   bool tombstones = memory.hasTombstones();
   bool stopped = false;
   // The base's row at `it` unless a range tombstone hides it (then `it` skips the range).
-  // Returns whether it visited or skipped anything; sets `stopped` when visit said stop.
+  // Sets `stopped` when visit said stop.
   auto step = [&]() {
     std::string_view key = view(it->key());
     if (tombstones) {
@@ -480,11 +499,11 @@ void DurableStore::scan(const VersionedStore& memory, std::string_view begin, st
   auto before = [&](std::string_view a, std::string_view b) { return reverse ? a > b : a < b; };
   memory.scanAll(begin, end, version, reverse,
                  [&](std::string_view key, const VersionedStore::Lookup& found) {
-                   while (it->Valid() && before(view(it->key()), key)) {
+                   while (valid() && before(view(it->key()), key)) {
                      step();
                      if (stopped) return false;
                    }
-                   bool inBase = it->Valid() && view(it->key()) == key;
+                   bool inBase = valid() && view(it->key()) == key;
                    switch (found.kind) {
                      case VersionedStore::Lookup::Kind::kValue:
                        if (!visit(key, found.value)) {
@@ -509,30 +528,41 @@ void DurableStore::scan(const VersionedStore& memory, std::string_view begin, st
                    }
                    return true;
                  });
-  while (!stopped && it->Valid()) step();
+  while (!stopped && valid()) step();
   check(it->status(), directory_, "read");
 }
 
 std::optional<KeyValue> DurableStore::firstAtOrAfter(const VersionedStore& memory,
                                                      std::string_view from, std::string_view end,
-                                                     int64_t version) const {
+                                                     int64_t version, BaseCursor* cursor) const {
   std::optional<KeyValue> found;
-  scan(memory, from, end, version, false, [&](std::string_view key, std::string_view value) {
-    found = KeyValue{Bytes(key), Bytes(value)};
-    return false;
-  });
+  scan(
+      memory, from, end, version, false,
+      [&](std::string_view key, std::string_view value) {
+        found = KeyValue{Bytes(key), Bytes(value)};
+        return false;
+      },
+      cursor);
   return found;
 }
 
 std::optional<KeyValue> DurableStore::lastBefore(const VersionedStore& memory,
                                                  std::string_view before, std::string_view begin,
-                                                 int64_t version) const {
+                                                 int64_t version, BaseCursor* cursor) const {
   std::optional<KeyValue> found;
-  scan(memory, begin, before, version, true, [&](std::string_view key, std::string_view value) {
-    found = KeyValue{Bytes(key), Bytes(value)};
-    return false;
-  });
+  scan(
+      memory, begin, before, version, true,
+      [&](std::string_view key, std::string_view value) {
+        found = KeyValue{Bytes(key), Bytes(value)};
+        return false;
+      },
+      cursor);
   return found;
+}
+
+void BaseCursor::release() {
+  delete iterator_;
+  iterator_ = nullptr;
 }
 
 // ---- Verification ------------------------------------------------------------------------

@@ -38,6 +38,7 @@
 namespace rocksdb {
 class DB;
 class ColumnFamilyHandle;
+class Iterator;
 }  // namespace rocksdb
 
 namespace fdb::engine {
@@ -83,6 +84,28 @@ class LogRecord {
 
  private:
   Bytes bytes_;
+};
+
+// A RocksDB iterator over the base kept for the reads of one operation (an Engine::Reader),
+// so that the many small steps of selectors and read-your-writes ranges do not each open one.
+// Empty (and free) until a read needs it.
+class BaseCursor {
+ public:
+  BaseCursor() = default;
+  ~BaseCursor() {
+    if (iterator_ != nullptr) release();
+  }
+  BaseCursor(BaseCursor&& other) noexcept : iterator_(other.iterator_) {
+    other.iterator_ = nullptr;
+  }
+  BaseCursor& operator=(BaseCursor&&) = delete;
+  BaseCursor(const BaseCursor&) = delete;
+  BaseCursor& operator=(const BaseCursor&) = delete;
+
+ private:
+  friend class DurableStore;
+  void release();
+  rocksdb::Iterator* iterator_ = nullptr;
 };
 
 struct LoggedCommit {
@@ -132,18 +155,22 @@ class DurableStore {
                 std::vector<Bytes>* keys) const;
 
   // Reads at `version` through `memory` (in backed mode) and then the base. REQUIRES: a
-  // ReadGuard of `memory`, and `version` >= the base version for as long as the read lasts
-  // (the engine guarantees both).
+  // ReadGuard of `memory`, held since before `cursor` (if given) was first used, and
+  // `version` >= the base version for as long as the read lasts (the engine guarantees
+  // both). With a cursor, every read through it sees one state of the base.
   std::optional<Bytes> get(const VersionedStore& memory, std::string_view key,
                            int64_t version) const;
   std::optional<KeyValue> firstAtOrAfter(const VersionedStore& memory, std::string_view from,
-                                         std::string_view end, int64_t version) const;
+                                         std::string_view end, int64_t version,
+                                         BaseCursor* cursor = nullptr) const;
   std::optional<KeyValue> lastBefore(const VersionedStore& memory, std::string_view before,
-                                     std::string_view begin, int64_t version) const;
+                                     std::string_view begin, int64_t version,
+                                     BaseCursor* cursor = nullptr) const;
   // As VersionedStore::scan: visit(key, value) in order until it returns false.
   void scan(const VersionedStore& memory, std::string_view begin, std::string_view end,
             int64_t version, bool reverse,
-            FunctionRef<bool(std::string_view, std::string_view)> visit) const;
+            FunctionRef<bool(std::string_view, std::string_view)> visit,
+            BaseCursor* cursor = nullptr) const;
 
   // Walks every file of the store checking every checksum, and every log record's
   // encoding. Throws fdb::Error 1522 naming the damaged file.

@@ -112,11 +112,15 @@ class Engine {
       return store_->get(key, version_);
     }
     std::optional<KeyValue> firstAtOrAfter(std::string_view from, std::string_view end) const {
-      if (durable_ != nullptr) return durable_->firstAtOrAfter(*store_, from, end, version_);
+      if (durable_ != nullptr) {
+        return durable_->firstAtOrAfter(*store_, from, end, version_, &cursor_);
+      }
       return store_->firstAtOrAfter(from, end, version_);
     }
     std::optional<KeyValue> lastBefore(std::string_view before, std::string_view begin) const {
-      if (durable_ != nullptr) return durable_->lastBefore(*store_, before, begin, version_);
+      if (durable_ != nullptr) {
+        return durable_->lastBefore(*store_, before, begin, version_, &cursor_);
+      }
       return store_->lastBefore(before, begin, version_);
     }
     template <typename Visit>
@@ -138,6 +142,9 @@ class Engine {
     const VersionedStore* store_;
     const DurableStore* durable_;  // durable mode: the base under the store
     int64_t version_;
+    // Durable mode: the base iterator of this operation's steps (declared after guard_, so
+    // destroyed before it).
+    mutable BaseCursor cursor_;
   };
 
   // Throws fdb::Error 1007 when `version` is <= 0 or older than the MVCC window, and 1009

@@ -284,6 +284,25 @@ TEST(Durable, FoldingKeepsReadsAtEveryVersionOfTheWindowCorrect) {
     auto after = expected.upper_bound(keyOf(probe));
     EXPECT_EQ(reader.getKey(KeySelector::firstGreaterThan(keyOf(probe))).get(),
               after == expected.end() ? Bytes("\xff") : after->first);
+    // The same through a transaction with writes of its own (read-your-writes merges them
+    // step by step: the steps share one base iterator).
+    Transaction writer = db.createTransaction();
+    writer.setReadVersion(version);
+    writer.set(keyOf(probe), "mine");
+    std::map<Bytes, Bytes> mine = expected;
+    mine[keyOf(probe)] = "mine";
+    std::vector<KeyValue> wantMine;
+    for (const auto& [key, value] : mine) wantMine.push_back(KeyValue{key, value});
+    ASSERT_EQ(writer.getRangeAll({"k", "l"}), wantMine) << "step " << step;
+    RangeResult lastMine = writer
+                               .getRange(KeySelector::firstGreaterOrEqual("k"),
+                                         KeySelector::firstGreaterOrEqual("l"), reverse)
+                               .get();
+    ASSERT_EQ(lastMine.rows.size(), std::min<size_t>(5, wantMine.size()));
+    for (size_t i = 0; i < lastMine.rows.size(); ++i) {
+      EXPECT_EQ(Bytes(lastMine.rows[i].key), wantMine[wantMine.size() - 1 - i].key);
+    }
+    writer.cancel();
     // Forget versions that left the window.
     states.erase(states.begin(), states.lower_bound(now - kMvccWindowVersions));
   }
