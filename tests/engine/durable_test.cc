@@ -68,6 +68,7 @@ TEST(Durable, OpensFromFileAndBareDirectoryAddresses) {
     db.run([](Transaction& tr) { tr.set("hello", "world"); });
   }
   Database again = Database::open(dir.path());  // an absolute path is a bare directory
+  EXPECT_EQ(errorCode([] { Database::open("file:"); }), errors::kClientInvalidOperation);
   // Missing parent directories are created.
   Database nested = Database::open(dir.path() + "/nested/deeper/store");
   nested.run([](Transaction& tr) { tr.set("nested", "yes"); });
