@@ -12,6 +12,11 @@
 //                     library's network thread)
 //   rocksdb           the peer: RocksDB's OptimisticTransactionDB over an in-memory Env —
 //                     what a user would pick instead for an embedded transactional store
+//   rl_durable        the engine on a durable store (file:<dir>) with sync on commit
+//   rocksdb_durable   its peer: OptimisticTransactionDB on disk, commits with sync=true, in
+//                     the same directory tree (RL_BENCH_DIR, default the temporary directory)
+// and groupcommit64/{rl_durable,rocksdb_durable}: 64 threads committing set100 transactions
+// at once, reporting commits per WAL sync and commits per second.
 // docs/benchmarks.md defines each workload's peer operation and how to read the output.
 //
 // Counters per iteration (= per transaction): p50/p90/p99 latency (ns), process CPU (ns),
@@ -19,6 +24,7 @@
 #include <benchmark/benchmark.h>
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
+#include <rocksdb/statistics.h>
 #include <rocksdb/utilities/optimistic_transaction_db.h>
 #include <rocksdb/utilities/transaction.h>
 #include <time.h>
@@ -27,16 +33,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "alloc_counter.h"
 #include "fdb/database.h"
+#include "fdb/durable.h"
 #include "fdb/error.h"
 #include "fdbc/client.h"
 #include "fdbc/library.h"
@@ -112,10 +121,42 @@ void measure(benchmark::State& state, Transaction&& transaction) {
   state.counters["bytes"] = static_cast<double>(spent.bytes) / n;
 }
 
+// ---- Stores on disk (the durable arms) ------------------------------------------------
+
+// Where the durable arms keep their stores: RL_BENCH_DIR, else the temporary directory. Ours
+// and the peer's are on the same disk.
+std::filesystem::path durableRoot() {
+  const char* dir = std::getenv("RL_BENCH_DIR");
+  return dir != nullptr && *dir != '\0' ? std::filesystem::path(dir)
+                                        : std::filesystem::temp_directory_path();
+}
+
+// A fresh directory for one run's store, removed with it.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& arm) {
+    static std::atomic<int> runs{0};
+    path_ = durableRoot() / ("clientbench_" + std::to_string(::getpid()) + "_" + arm + "_" +
+                             std::to_string(runs++));
+    std::filesystem::remove_all(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
 // ---- Our engine ---------------------------------------------------------------------
 
-// How an arm reaches the engine: directly, or through the C boundary.
-enum class Path { kDirect, kCApi };
+// How an arm reaches the engine: directly, through the C boundary, or directly on a durable
+// store (sync on commit) in `durableDir`.
+enum class Path { kDirect, kCApi, kDurable };
 
 // A cluster file naming a fresh private in-memory database ("memory:"), for the rl_capi arms:
 // every fdb_create_database on it opens a new one.
@@ -132,8 +173,10 @@ const std::string& capiClusterFile() {
 // The library loaded for the rl_capi arms, or why it could not be.
 std::optional<std::string> capiLoadError;
 
-fdb::Database openEngine(Workload w, int64_t oneWayDelayMicros, Path path) {
+fdb::Database openEngine(Workload w, int64_t oneWayDelayMicros, Path path,
+                         const std::filesystem::path& durableDir = {}) {
   fdb::Database db = [&] {
+    if (path == Path::kDurable) return fdb::Database::open("file:" + durableDir.string());
     if (path == Path::kDirect) {
       fdb::EngineOptions options;
       options.oneWayDelayMicros = oneWayDelayMicros;
@@ -162,7 +205,10 @@ void runEngine(benchmark::State& state, Workload w, int64_t oneWayDelayMicros,
     state.SkipWithError(capiLoadError->c_str());
     return;
   }
-  fdb::Database db = openEngine(w, oneWayDelayMicros, path);
+  std::optional<ScratchDir> durableDir;
+  if (path == Path::kDurable) durableDir.emplace("rl_durable");
+  fdb::Database db = openEngine(w, oneWayDelayMicros, path,
+                                durableDir ? durableDir->path() : std::filesystem::path());
   const fdb::RoundTrips setupTrips = db.roundTrips();
   const std::string value(valueSize(w), 'w');
   fdb::RangeOptions rangeOptions;
@@ -331,15 +377,26 @@ void runC(benchmark::State& state, Workload w) {
 
 struct RocksDbPeer {
   std::unique_ptr<rocksdb::Env> env;
+  std::optional<ScratchDir> dir;  // durable: the store on disk
+  std::shared_ptr<rocksdb::Statistics> statistics;
   std::unique_ptr<rocksdb::OptimisticTransactionDB> db;
 
-  explicit RocksDbPeer(Workload w) {
-    env.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
+  // `durable`: on disk (commits then sync: see runRocksDb), else over an in-memory Env.
+  explicit RocksDbPeer(Workload w, bool durable = false) {
     rocksdb::Options options;
     options.create_if_missing = true;
-    options.env = env.get();
+    std::string path = "/clientbench";
+    if (durable) {
+      dir.emplace("rocksdb_durable");
+      path = dir->path().string();
+      statistics = rocksdb::CreateDBStatistics();
+      options.statistics = statistics;
+    } else {
+      env.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
+      options.env = env.get();
+    }
     rocksdb::OptimisticTransactionDB* raw = nullptr;
-    rocksdb::Status s = rocksdb::OptimisticTransactionDB::Open(options, "/clientbench", &raw);
+    rocksdb::Status s = rocksdb::OptimisticTransactionDB::Open(options, path, &raw);
     if (!s.ok()) throw std::runtime_error(s.ToString());
     db.reset(raw);
     std::string value(valueSize(w), 'v');
@@ -350,10 +407,11 @@ struct RocksDbPeer {
   }
 };
 
-void runRocksDb(benchmark::State& state, Workload w) {
-  RocksDbPeer peer(w);
+void runRocksDb(benchmark::State& state, Workload w, bool durable = false) {
+  RocksDbPeer peer(w, durable);
   rocksdb::OptimisticTransactionDB& db = *peer.db;
   rocksdb::WriteOptions writeOptions;
+  writeOptions.sync = durable;
   rocksdb::OptimisticTransactionOptions snapshotOptions;
   snapshotOptions.set_snapshot = true;
   const std::string value(valueSize(w), 'w');
@@ -433,6 +491,81 @@ void runRocksDb(benchmark::State& state, Workload w) {
   if (!ok) state.SkipWithError("a RocksDB operation failed");
 }
 
+// ---- Group commit: 64 committers at once ---------------------------------------------
+//
+// One iteration: 64 threads each commit kCommitsEach set100 transactions (distinct keys per
+// thread, so no conflicts), all started together. Reports commits per WAL sync and commits
+// per second of the whole batch (manual time: the batch's wall time).
+
+constexpr int kCommitters = 64;
+constexpr int kCommitsEach = 8;
+
+template <typename Commit>
+void runCommitters(benchmark::State& state, Commit&& commit) {
+  const std::string value(100, 'w');
+  int64_t commits = 0;
+  double seconds = 0;
+  for (auto _ : state) {
+    std::atomic<int> ready{0};
+    std::vector<std::thread> threads;
+    auto start = std::chrono::steady_clock::now();
+    for (int t = 0; t < kCommitters; ++t) {
+      threads.emplace_back([&, t] {
+        ready.fetch_add(1);
+        while (ready.load() < kCommitters) {
+        }
+        for (int i = 0; i < kCommitsEach; ++i) commit(keyOf((t * kCommitsEach + i) % kKeys), value);
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    state.SetIterationTime(elapsed);
+    seconds += elapsed;
+    commits += kCommitters * kCommitsEach;
+  }
+  state.counters["commits_per_s"] = static_cast<double>(commits) / seconds;
+}
+
+void runGroupCommitEngine(benchmark::State& state) {
+  ScratchDir dir("groupcommit_rl");
+  fdb::Database db = openEngine(Workload::kSet100, 0, Path::kDurable, dir.path());
+  fdb::DurableStoreStats before = fdb::durableStoreStats(db);
+  runCommitters(state, [&](const std::string& key, const std::string& value) {
+    db.run([&](fdb::Transaction& tr) { tr.set(key, value); });
+  });
+  fdb::DurableStoreStats after = fdb::durableStoreStats(db);
+  state.counters["commits_per_sync"] =
+      static_cast<double>(after.loggedCommits - before.loggedCommits) /
+      static_cast<double>(std::max<int64_t>(1, after.walSyncs - before.walSyncs));
+}
+
+void runGroupCommitRocksDb(benchmark::State& state) {
+  RocksDbPeer peer(Workload::kSet100, /*durable=*/true);
+  rocksdb::WriteOptions writeOptions;
+  writeOptions.sync = true;
+  uint64_t syncsBefore = peer.statistics->getTickerCount(rocksdb::WAL_FILE_SYNCED);
+  std::atomic<int64_t> committed{0};
+  std::atomic<bool> ok{true};
+  runCommitters(state, [&](const std::string& key, const std::string& value) {
+    while (true) {
+      std::unique_ptr<rocksdb::Transaction> txn(peer.db->BeginTransaction(writeOptions));
+      txn->Put(key, value);
+      rocksdb::Status s = txn->Commit();
+      if (s.ok()) break;
+      if (!s.IsBusy() && !s.IsTryAgain()) {
+        ok = false;
+        break;
+      }
+    }
+    ++committed;
+  });
+  uint64_t syncs = peer.statistics->getTickerCount(rocksdb::WAL_FILE_SYNCED) - syncsBefore;
+  state.counters["commits_per_sync"] =
+      static_cast<double>(committed.load()) / static_cast<double>(std::max<uint64_t>(1, syncs));
+  if (!ok) state.SkipWithError("a RocksDB commit failed");
+}
+
 void registerAll() {
   struct Named {
     const char* name;
@@ -469,7 +602,18 @@ void registerAll() {
         (std::string(w.name) + "/rl_capi_delay250").c_str(),
         [workload](benchmark::State& s) { runEngine(s, workload, 250, Path::kCApi); })
         ->UseRealTime();
+    benchmark::RegisterBenchmark(
+        (std::string(w.name) + "/rl_durable").c_str(),
+        [workload](benchmark::State& s) { runEngine(s, workload, 0, Path::kDurable); })
+        ->UseRealTime();
+    benchmark::RegisterBenchmark(
+        (std::string(w.name) + "/rocksdb_durable").c_str(),
+        [workload](benchmark::State& s) { runRocksDb(s, workload, /*durable=*/true); })
+        ->UseRealTime();
   }
+  benchmark::RegisterBenchmark("groupcommit64/rl_durable", runGroupCommitEngine)->UseManualTime();
+  benchmark::RegisterBenchmark("groupcommit64/rocksdb_durable", runGroupCommitRocksDb)
+      ->UseManualTime();
 }
 
 // Loads this build's libfdb_c.so for the rl_capi arms (on purpose: it is the embedded
@@ -493,6 +637,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   loadCApiLibrary();
+  benchmark::AddCustomContext("durable arms' directory", durableRoot().string());
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   std::error_code ignored;

@@ -8,7 +8,11 @@
 //                   FoundationDB through a libfdb_c loaded at run time (the default cluster
 //                   file for "fdb:"); include/fdbc/library.h and docs/fdbc.md say which
 //                   library and how it is checked
-// (file:<dir> comes with the durable store.)
+//   file:<dir>, or a bare directory path (one with a '/' and no "scheme:" before it:
+//                   "/var/lib/app/store", "./store")
+//                   the durable embedded store in that directory (created when missing;
+//                   docs/durable.md); one process at a time, and opening it again in the
+//                   same process shares the open store
 //
 //   fdb::Database db = fdb::Database::open("memory:");
 //   db.run([](fdb::Transaction& tr) { tr.set("hello", "world"); });
@@ -31,8 +35,8 @@ namespace fdb {
 
 class DatabaseBackend;
 
-// Options of the embedded engine (the memory: addresses); they apply when the engine is
-// created, so to a named database only on its first open.
+// Options of the embedded engine (the memory: and file: addresses); they apply when the
+// engine is created, so to a named database or an open store only on its first open.
 struct EngineOptions {
   // Simulated network (off by default): every round trip (read version, each read or range
   // batch, each mapped-range batch, commit) completes after a delay, scheduled on a timer
@@ -53,6 +57,25 @@ struct EngineOptions {
     double slowdown = 0;           // a round trip takes slowdownMicros longer
     int64_t slowdownMicros = 0;
   } faults;
+
+  // The durable store (file:<dir>; docs/durable.md).
+  struct Durable {
+    // kOnCommit: a commit is acknowledged only once its log record is synced to disk
+    // (fdatasync of RocksDB's write-ahead log; concurrent commits share one sync).
+    // kRelaxed: once it is written to the operating system, not synced. A crash of the
+    // process loses nothing acknowledged; a crash of the machine or a power loss may lose
+    // the last acknowledged commits (never part of one), and their versions and versionstamps
+    // may then be handed out again.
+    enum class Sync { kOnCommit, kRelaxed };
+    Sync sync = Sync::kOnCommit;
+    // RocksDB's block cache: the base's data kept in memory, beyond the MVCC window.
+    int64_t cacheBytes = 64 << 20;
+    // Memory the MVCC window (the versions not yet in RocksDB) may use. Past it, every
+    // durable version is folded into RocksDB at once, and reads at versions older than that
+    // fail with transaction_too_old (1007), as if the window were shorter than 5 seconds
+    // (the retry loop retries them). Bounds memory under any write rate.
+    int64_t windowBytes = 256 << 20;
+  } durable;
 };
 
 class Database {

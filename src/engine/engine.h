@@ -11,6 +11,13 @@
 //   int64_t v = engine->getReadVersion();
 //   std::optional<fdb::Bytes> value = engine->read(v).get("key");
 //
+// Durable mode (a DurableStore given to the constructor, docs/durable.md): the store keeps
+// only the versions above the disk's base; the engine recovers from the store's log on
+// construction, logs every commit and acknowledges it only once the log write is durable
+// (concurrent commits share one write: group commit), publishes commits to readers in
+// version order only once durable, and a folder thread moves versions that have left the
+// MVCC window into the base.
+//
 // Thread-safety: every method may be called from any thread. Commits are serialized (the
 // commit lock); reads take no lock and never wait for a commit: a read version is only
 // handed out, or accepted, once no commit can still land at or below it (see read()).
@@ -18,6 +25,8 @@
 
 #include <array>
 #include <atomic>
+#include <climits>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -27,15 +36,18 @@
 #include <random>
 #include <span>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "engine/conflict_history.h"
+#include "engine/durable_store.h"
 #include "engine/fault_injector.h"
 #include "engine/timer.h"
 #include "engine/version_clock.h"
 #include "engine/versioned_store.h"
 #include "fdb/bytes.h"
 #include "fdb/database.h"
+#include "fdb/error.h"
 #include "fdb/future.h"
 #include "fdb/types.h"
 
@@ -79,6 +91,14 @@ class Engine {
  public:
   explicit Engine(std::shared_ptr<VersionClock> clock = std::make_shared<SteadyVersionClock>(),
                   const EngineOptions& options = {});
+  // The durable engine over `durable`: recovers every logged commit, then continues versions
+  // above the newest of them. Throws what reading the log throws.
+  Engine(std::shared_ptr<VersionClock> clock, const EngineOptions& options,
+         std::shared_ptr<DurableStore> durable);
+  // Durable mode: stops the folder and folds every commit into the base.
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
 
   // A read version that sees every commit acknowledged before the call.
   int64_t getReadVersion();
@@ -87,26 +107,44 @@ class Engine {
   // for that operation (it holds back the reclamation of what the store retires meanwhile).
   class Reader {
    public:
-    std::optional<Bytes> get(std::string_view key) const { return store_->get(key, version_); }
+    std::optional<Bytes> get(std::string_view key) const {
+      if (durable_ != nullptr) return durable_->get(*store_, key, version_);
+      return store_->get(key, version_);
+    }
     std::optional<KeyValue> firstAtOrAfter(std::string_view from, std::string_view end) const {
+      if (durable_ != nullptr) {
+        return durable_->firstAtOrAfter(*store_, from, end, version_, &cursor_);
+      }
       return store_->firstAtOrAfter(from, end, version_);
     }
     std::optional<KeyValue> lastBefore(std::string_view before, std::string_view begin) const {
+      if (durable_ != nullptr) {
+        return durable_->lastBefore(*store_, before, begin, version_, &cursor_);
+      }
       return store_->lastBefore(before, begin, version_);
     }
     template <typename Visit>
     void scan(std::string_view begin, std::string_view end, bool reverse, Visit visit) const {
+      if (durable_ != nullptr) {
+        durable_->scan(*store_, begin, end, version_, reverse, visit);
+        return;
+      }
       store_->scan(begin, end, version_, reverse, visit);
     }
     int64_t version() const { return version_; }
 
    private:
     friend class Engine;
-    Reader(VersionedStore::ReadGuard guard, const VersionedStore* store, int64_t version)
-        : guard_(std::move(guard)), store_(store), version_(version) {}
+    Reader(VersionedStore::ReadGuard guard, const VersionedStore* store,
+           const DurableStore* durable, int64_t version)
+        : guard_(std::move(guard)), store_(store), durable_(durable), version_(version) {}
     VersionedStore::ReadGuard guard_;
     const VersionedStore* store_;
+    const DurableStore* durable_;  // durable mode: the base under the store
     int64_t version_;
+    // Durable mode: the base iterator of this operation's steps (declared after guard_, so
+    // destroyed before it).
+    mutable BaseCursor cursor_;
   };
 
   // Throws fdb::Error 1007 when `version` is <= 0 or older than the MVCC window, and 1009
@@ -140,6 +178,12 @@ class Engine {
   Timer& timer();
   EngineStats stats() const;
 
+  // Durable mode (null otherwise): the disk under the engine.
+  DurableStore* durableStore() const { return durable_.get(); }
+  // Durable mode: folds now as far as readers allow (a few steps of the folder's work);
+  // returns the base version.
+  int64_t foldForTesting();
+
   // Tests only: called with the commit lock held after each mutation a commit applies,
   // before the commit is published (to hold a commit in the middle of being applied).
   void setApplyHookForTesting(std::function<void(size_t mutationIndex)> hook) {
@@ -154,6 +198,24 @@ class Engine {
   // REQUIRES: commitMutex_ held.
   void apply(const Mutation& mutation, int64_t version);
   void collectGarbageLocked(int64_t version);
+  // The value of `key` at `version` as the writer sees it (memory, then the base).
+  std::optional<Bytes> valueAt(std::string_view key, int64_t version) const;
+
+  // Durable mode.
+  int64_t commitDurable(const CommitRequest& request);
+  // REQUIRES: commitMutex_ held. Applies `mutation` and adds what it did to `record`.
+  void applyDurable(const Mutation& mutation, int64_t version, LogRecord& record);
+  // REQUIRES: commitMutex_ held. Applies one logged mutation.
+  void applyLogged(LogRecord::Op op, std::string_view key, std::string_view second,
+                   int64_t version);
+  // REQUIRES: commitMutex_ held. Makes every commit up to `version` visible; returns the
+  // watches to fire.
+  std::vector<WeakPromise<void>> publishLocked(int64_t version);
+  void foldLoop();
+  void foldOnce();
+  // REQUIRES: commitMutex_ held by `lock`. Back-pressure: waits while the window holds more
+  // than twice its budget, so memory stays bounded even when folding falls behind.
+  void throttleLocked(std::unique_lock<std::mutex>& lock);
   // REQUIRES: commitMutex_ held. Moves the watches `mutation` may have fired to `fired`.
   void checkWatches(const Mutation& mutation, int64_t version,
                     std::vector<WeakPromise<void>>* fired);
@@ -165,6 +227,8 @@ class Engine {
 
   std::shared_ptr<VersionClock> clock_;
   const EngineOptions options_;
+  // The first version of this engine's clock (versions continue above a recovered log).
+  int64_t initialVersion_;
   FaultInjector faults_;
   std::mutex delayMutex_;
   std::mt19937_64 delayRandom_;  // network jitter; separate from the fault plan's generator
@@ -188,6 +252,27 @@ class Engine {
   int64_t commits_ = 0;
   int64_t conflicts_ = 0;
   int64_t lastHistoryCleanup_ = 0;
+
+  // Durable mode. latestCommitted_ is then the newest commit made durable and visible.
+  std::shared_ptr<DurableStore> durable_;
+  // Guarded by commitMutex_: the newest commit applied to the store; commits applied but
+  // not yet handed to a log write; whether a log write is under way; the oldest applied
+  // commit not yet published (INT64_MAX: none); watches fired by unpublished commits.
+  int64_t lastApplied_ = 0;
+  std::vector<LoggedCommit> pendingLog_;
+  bool logWriteInProgress_ = false;
+  int64_t firstUnpublished_ = INT64_MAX;
+  std::vector<std::pair<int64_t, WeakPromise<void>>> unpublishedWatches_;
+  std::optional<Error> logFailure_;  // a failed log write stops the engine's commits
+  std::condition_variable published_;
+  std::condition_variable windowRoom_;  // the folder freed window memory
+  // Reads below this version fail with 1007: the window's memory budget made the base move
+  // up early (durable mode; 0 otherwise).
+  std::atomic<int64_t> minReadable_{0};
+  std::mutex folderMutex_;
+  std::condition_variable folderWake_;
+  bool stopping_ = false;  // guarded by folderMutex_
+  std::thread folder_;
 };
 
 }  // namespace fdb::engine

@@ -49,23 +49,64 @@ void VersionedStore::freeNode(Node* node) {
   ::operator delete(node);
 }
 
-VersionedStore::VersionedStore() : head_(newNode({}, kMaxHeight, nullptr)) {}
+VersionedStore::VersionedStore(bool backed)
+    : backed_(backed), head_(newNode({}, kMaxHeight, nullptr)) {}
 
 VersionedStore::~VersionedStore() {
   // No reader is left: free what is retired, then everything still linked.
-  for (const Retired& retired : retired_) {
-    switch (retired.kind) {
-      case Retired::Kind::kNode: freeNode(static_cast<Node*>(retired.pointer)); break;
-      case Retired::Kind::kChain: freeChain(static_cast<Entry*>(retired.pointer)); break;
-      case Retired::Kind::kEntry: freeEntry(static_cast<Entry*>(retired.pointer)); break;
-    }
-  }
+  for (const Retired& retired : retired_) freeRetiredItem(retired);
+  delete tombstones_.load(std::memory_order_relaxed);
   Node* node = head_;
   while (node != nullptr) {
     Node* next = node->next(0);
     freeNode(node);
     node = next;
   }
+}
+
+void VersionedStore::freeRetiredItem(const Retired& retired) {
+  switch (retired.kind) {
+    case Retired::Kind::kNode: freeNode(static_cast<Node*>(retired.pointer)); break;
+    case Retired::Kind::kChain: freeChain(static_cast<Entry*>(retired.pointer)); break;
+    case Retired::Kind::kEntry: freeEntry(static_cast<Entry*>(retired.pointer)); break;
+    case Retired::Kind::kTombstones: delete static_cast<TombstoneList*>(retired.pointer); break;
+  }
+}
+
+VersionedStore::Lookup VersionedStore::lookupNode(const Node* node, int64_t version) {
+  const Entry* entry = node->newest.load(std::memory_order_acquire);
+  while (entry != nullptr && entry->version > version) {
+    entry = entry->older.load(std::memory_order_acquire);
+  }
+  if (entry == nullptr) return Lookup{};
+  if (!entry->present) return Lookup{Lookup::Kind::kCleared, {}};
+  return Lookup{Lookup::Kind::kValue, entry->value()};
+}
+
+VersionedStore::Lookup VersionedStore::lookup(std::string_view key, int64_t version) const {
+  const Node* node = findGreaterOrEqual(key, nullptr);
+  if (node == nullptr || node->key() != key) return Lookup{};
+  return lookupNode(node, version);
+}
+
+const VersionedStore::Tombstone* VersionedStore::tombstoneAt(std::string_view key,
+                                                             int64_t version) const {
+  const TombstoneList* list = tombstones_.load(std::memory_order_acquire);
+  if (list == nullptr) return nullptr;
+  for (const Tombstone& tombstone : *list) {
+    if (tombstone.version > version) break;  // in version order
+    if (tombstone.begin <= key && key < tombstone.end) return &tombstone;
+  }
+  return nullptr;
+}
+
+void VersionedStore::addTombstone(std::string_view begin, std::string_view end, int64_t version) {
+  const TombstoneList* old = tombstones_.load(std::memory_order_relaxed);
+  auto* list = old != nullptr ? new TombstoneList(*old) : new TombstoneList();
+  list->push_back(Tombstone{Bytes(begin), Bytes(end), version});
+  windowBytes_ += sizeof(Tombstone) + begin.size() + end.size();
+  tombstones_.store(list, std::memory_order_release);
+  if (old != nullptr) retire(Retired::Kind::kTombstones, const_cast<TombstoneList*>(old));
 }
 
 const VersionedStore::Entry* VersionedStore::visibleAt(const Node* node, int64_t version) {
@@ -153,12 +194,14 @@ void VersionedStore::writeNode(Node* node, std::optional<std::string_view> value
     // walking past the entry, so it is retired rather than freed.
     Entry* older = newest->older.load(std::memory_order_relaxed);
     node->newest.store(newEntry(version, value, older), std::memory_order_release);
+    if (backed_) windowBytes_ += entryBytes(value ? value->size() : 0) - entryBytes(newest->size);
     retire(Retired::Kind::kEntry, newest);
     return;
   }
   if (!value && (newest == nullptr || !newest->present)) return;  // already absent
   node->newest.store(newEntry(version, value, newest), std::memory_order_release);
   written_.emplace_back(version, Bytes(node->key()));
+  if (backed_) windowBytes_ += entryBytes(value ? value->size() : 0) + writtenBytes(node->key());
 }
 
 void VersionedStore::write(std::string_view key, std::optional<std::string_view> value,
@@ -169,7 +212,8 @@ void VersionedStore::write(std::string_view key, std::optional<std::string_view>
     writeNode(node, value, version);
     return;
   }
-  if (!value) return;  // clearing an absent key changes nothing
+  // Clearing an absent key changes nothing, unless the base may hold it.
+  if (!value && !backed_) return;
   int height = randomHeight();
   if (height > currentHeight()) {
     for (int level = currentHeight(); level < height; ++level) prev[level] = head_;
@@ -183,6 +227,10 @@ void VersionedStore::write(std::string_view key, std::optional<std::string_view>
   }
   ++keyCount_;
   written_.emplace_back(version, Bytes(key));
+  if (backed_) {
+    windowBytes_ +=
+        nodeBytes(key.size(), height) + entryBytes(value ? value->size() : 0) + writtenBytes(key);
+  }
 }
 
 void VersionedStore::set(std::string_view key, std::string_view value, int64_t version) {
@@ -239,6 +287,55 @@ void VersionedStore::compact(std::string_view key, int64_t horizon) {
   }
 }
 
+void VersionedStore::dropUpTo(std::string_view key, int64_t base) {
+  Node* node = findGreaterOrEqual(key, nullptr);
+  if (node == nullptr || node->key() != key) return;
+  Entry* newer = nullptr;
+  Entry* entry = node->newest.load(std::memory_order_relaxed);
+  while (entry != nullptr && entry->version > base) {
+    newer = entry;
+    entry = entry->older.load(std::memory_order_relaxed);
+  }
+  if (entry == nullptr) return;
+  // The base answers for `entry` and everything older now.
+  for (const Entry* dropped = entry; dropped != nullptr;
+       dropped = dropped->older.load(std::memory_order_relaxed)) {
+    windowBytes_ -= entryBytes(dropped->size);
+  }
+  if (newer == nullptr) {
+    windowBytes_ -= nodeBytes(node->keySize, node->height);
+    unlink(node);
+  } else {
+    newer->older.store(nullptr, std::memory_order_release);
+    retire(Retired::Kind::kChain, entry);
+  }
+}
+
+void VersionedStore::announceBase(int64_t base) {
+  if (!bases_.empty() && bases_.back().epoch == epochs_.epoch()) {
+    bases_.back().version = std::max(bases_.back().version, base);
+  } else {
+    bases_.push_back(Horizon{epochs_.epoch(), base});
+  }
+}
+
+void VersionedStore::applyBase(int64_t base) {
+  while (!written_.empty() && written_.front().first <= base) {
+    Bytes key = std::move(written_.front().second);
+    written_.pop_front();
+    windowBytes_ -= writtenBytes(key);
+    dropUpTo(key, base);
+  }
+  const TombstoneList* old = tombstones_.load(std::memory_order_relaxed);
+  if (old == nullptr || old->front().version > base) return;
+  TombstoneList* list = nullptr;
+  auto firstKept =
+      std::find_if(old->begin(), old->end(), [&](const Tombstone& t) { return t.version > base; });
+  if (firstKept != old->end()) list = new TombstoneList(firstKept, old->end());
+  tombstones_.store(list, std::memory_order_release);
+  retire(Retired::Kind::kTombstones, const_cast<TombstoneList*>(old));
+}
+
 void VersionedStore::retire(Retired::Kind kind, void* pointer) {
   retired_.push_back(Retired{kind, epochs_.epoch(), pointer});
 }
@@ -247,24 +344,22 @@ void VersionedStore::freeRetired() {
   while (!retired_.empty() && epochs_.isSafeToFree(retired_.front().epoch)) {
     Retired retired = retired_.front();
     retired_.pop_front();
-    switch (retired.kind) {
-      case Retired::Kind::kNode: freeNode(static_cast<Node*>(retired.pointer)); break;
-      case Retired::Kind::kChain: freeChain(static_cast<Entry*>(retired.pointer)); break;
-      case Retired::Kind::kEntry: freeEntry(static_cast<Entry*>(retired.pointer)); break;
-    }
+    freeRetiredItem(retired);
   }
 }
 
 void VersionedStore::collectGarbage(int64_t horizon) {
   // Announce the horizon only when some entry is old enough to be dropped at it.
-  if (!written_.empty() && written_.front().first <= horizon) {
+  const TombstoneList* tombstones = tombstones_.load(std::memory_order_relaxed);
+  if ((!written_.empty() && written_.front().first <= horizon) ||
+      (tombstones != nullptr && tombstones->front().version <= horizon)) {
     if (!horizons_.empty() && horizons_.back().epoch == epochs_.epoch()) {
       horizons_.back().version = std::max(horizons_.back().version, horizon);
     } else {
       horizons_.push_back(Horizon{epochs_.epoch(), horizon});
     }
   }
-  if (horizons_.empty() && retired_.empty()) return;
+  if (horizons_.empty() && retired_.empty() && bases_.empty()) return;
   epochs_.tryAdvance();
   // A horizon announced in epoch e binds every reader that entered in e + 1 or later; from
   // e + 2 on, no reader from before is left.
@@ -273,10 +368,23 @@ void VersionedStore::collectGarbage(int64_t horizon) {
     safe = std::max(safe, horizons_.front().version);
     horizons_.pop_front();
   }
-  while (!written_.empty() && written_.front().first <= safe) {
-    Bytes key = std::move(written_.front().second);
-    written_.pop_front();
-    compact(key, safe);
+  if (backed_) {
+    // The base, not this store, answers for old versions: nothing is compacted until the base
+    // has absorbed it (announceBase), and a base announced in epoch e is applied once no
+    // reader from before e (which may have read the older base) is left.
+    readFloor_ = std::max(readFloor_, safe);
+    int64_t base = INT64_MIN;
+    while (!bases_.empty() && epochs_.isSafeToFree(bases_.front().epoch)) {
+      base = std::max(base, bases_.front().version);
+      bases_.pop_front();
+    }
+    if (base != INT64_MIN) applyBase(base);
+  } else {
+    while (!written_.empty() && written_.front().first <= safe) {
+      Bytes key = std::move(written_.front().second);
+      written_.pop_front();
+      compact(key, safe);
+    }
   }
   freeRetired();
 }

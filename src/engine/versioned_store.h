@@ -12,9 +12,17 @@
 // cut off their chains and keys whose history is only "cleared" leave the list. What is cut
 // off is retired to an EpochDomain and freed only when no reader can still hold it.
 //
-// Thread-safety: reads (get, firstAtOrAfter, lastBefore, scan) from any thread while a
-// ReadGuard from enterRead() is alive on it, or from the writer. Everything else: the writer
-// only, one thread at a time.
+// Backed mode (the durable store, durable_store.h): the store then holds only the versions
+// above a base that lives elsewhere (RocksDB) and is at some version B. A key with no entry
+// at or below a read's version is "not here": the read looks in the base. Clearing a key the
+// store does not hold records a "cleared" entry (the base may hold it), a large cleared range
+// of base keys is kept as a range tombstone (addTombstone), and garbage collection does not
+// compact: it reports how old a version readers can still ask for (readFloor), and once the
+// base has absorbed every version <= B (announceBase), drops every entry and tombstone <= B.
+//
+// Thread-safety: reads (get, lookup, firstAtOrAfter, lastBefore, scan, scanAll, tombstoneAt)
+// from any thread while a ReadGuard from enterRead() is alive on it, or from the writer.
+// Everything else: the writer only, one thread at a time.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +40,8 @@ namespace fdb::engine {
 
 class VersionedStore {
  public:
-  VersionedStore();
+  // `backed`: the store sits above a base holding the older versions (see above).
+  explicit VersionedStore(bool backed = false);
   ~VersionedStore();
   VersionedStore(const VersionedStore&) = delete;
   VersionedStore& operator=(const VersionedStore&) = delete;
@@ -43,6 +52,47 @@ class VersionedStore {
 
   // The value of `key` at `version` (nullopt: absent).
   std::optional<Bytes> get(std::string_view key, int64_t version) const;
+
+  // What the store says about one key at one version (backed mode): its value, that it is
+  // cleared, or nothing (kNotHere: the base decides). `value` is valid under the ReadGuard.
+  struct Lookup {
+    enum class Kind { kValue, kCleared, kNotHere };
+    Kind kind = Kind::kNotHere;
+    std::string_view value;
+  };
+  Lookup lookup(std::string_view key, int64_t version) const;
+
+  // Calls visit(key, lookup) for every key the store holds in [begin, end), whatever it
+  // says at `version`, ascending (or descending), until visit returns false.
+  template <typename Visit>
+  void scanAll(std::string_view begin, std::string_view end, int64_t version, bool reverse,
+               Visit visit) const {
+    if (begin >= end) return;
+    if (!reverse) {
+      for (const Node* node = findGreaterOrEqual(begin, nullptr);
+           node != nullptr && node->key() < end; node = node->next(0)) {
+        if (!visit(node->key(), lookupNode(node, version))) return;
+      }
+      return;
+    }
+    for (const Node* node = findLessThan(end); node != head_ && node->key() >= begin;
+         node = findLessThan(node->key())) {
+      if (!visit(node->key(), lookupNode(node, version))) return;
+    }
+  }
+
+  // A range of base keys cleared at `version` (backed mode).
+  struct Tombstone {
+    Bytes begin;
+    Bytes end;
+    int64_t version;
+  };
+  // The range tombstone covering `key` at `version` (cleared at or below it), if any.
+  const Tombstone* tombstoneAt(std::string_view key, int64_t version) const;
+  // Records that [begin, end) is cleared at `version` for every key the store does not hold
+  // (the keys it holds get their own "cleared" entries from clearRange).
+  void addTombstone(std::string_view begin, std::string_view end, int64_t version);
+  bool hasTombstones() const { return tombstones_.load(std::memory_order_acquire) != nullptr; }
   // The first key visible at `version` that is >= `from` and < `end`.
   std::optional<KeyValue> firstAtOrAfter(std::string_view from, std::string_view end,
                                          int64_t version) const;
@@ -86,6 +136,16 @@ class VersionedStore {
   // has left.
   void collectGarbage(int64_t horizon);
 
+  // Backed mode. Every reader, current or future, reads at a version >= readFloor() (the
+  // newest horizon collectGarbage has seen take effect).
+  int64_t readFloor() const { return readFloor_; }
+  // The base now holds every version <= `base`: entries and tombstones at or below it go
+  // once no reader that may have read the older base is left (applied by collectGarbage).
+  void announceBase(int64_t base);
+
+  // Backed mode: about how many bytes the store's entries, keys and bookkeeping take (writer).
+  int64_t windowBytes() const { return windowBytes_; }
+
   // For tests and statistics (writer).
   size_t keyCount() const { return keyCount_; }
   size_t entryCount() const;
@@ -118,7 +178,8 @@ class VersionedStore {
     }
   };
   struct Retired {
-    enum class Kind { kNode, kChain, kEntry };  // node with its chain; entry and all older; one
+    // node with its chain; entry and all older; one entry; a tombstone list
+    enum class Kind { kNode, kChain, kEntry, kTombstones };
     Kind kind;
     uint64_t epoch;
     void* pointer;
@@ -134,6 +195,17 @@ class VersionedStore {
   static void freeChain(Entry* entry);
   static void freeNode(Node* node);
   static const Entry* visibleAt(const Node* node, int64_t version);
+  static Lookup lookupNode(const Node* node, int64_t version);
+  static int64_t entryBytes(size_t valueSize) {
+    return static_cast<int64_t>(sizeof(Entry) + valueSize + 16);  // + allocator overhead
+  }
+  static int64_t nodeBytes(size_t keySize, int height) {
+    return static_cast<int64_t>(sizeof(Node) + sizeof(std::atomic<Node*>) * height + keySize + 16);
+  }
+  static int64_t writtenBytes(std::string_view key) {
+    return static_cast<int64_t>(sizeof(std::pair<int64_t, Bytes>) + key.size() + 16);
+  }
+  static void freeRetiredItem(const Retired& retired);
 
   int currentHeight() const { return height_.load(std::memory_order_relaxed); }
   // The first node with key >= `key` (nullptr: none); fills prev[level] with the last node
@@ -147,9 +219,15 @@ class VersionedStore {
   void writeNode(Node* node, std::optional<std::string_view> value, int64_t version);
   void unlink(Node* node);
   void compact(std::string_view key, int64_t horizon);
+  // Backed mode: drops every entry of `key` at or below `base`.
+  void dropUpTo(std::string_view key, int64_t base);
+  void applyBase(int64_t base);
   void retire(Retired::Kind kind, void* pointer);
   void freeRetired();
 
+  using TombstoneList = std::vector<Tombstone>;  // in version order
+
+  const bool backed_;
   mutable EpochDomain epochs_;
   Node* head_;
   std::atomic<int> height_{1};
@@ -159,6 +237,11 @@ class VersionedStore {
   std::deque<std::pair<int64_t, Bytes>> written_;
   std::deque<Horizon> horizons_;  // announced, not yet applied
   std::deque<Retired> retired_;
+  // Backed mode.
+  int64_t windowBytes_ = 0;
+  int64_t readFloor_ = 0;
+  std::deque<Horizon> bases_;  // announced, not yet applied
+  std::atomic<const TombstoneList*> tombstones_{nullptr};
 };
 
 }  // namespace fdb::engine

@@ -2,11 +2,23 @@
 
 #include <fmt/format.h>
 
+#include "engine/durable_database.h"
 #include "engine/memory_database.h"
 #include "fdb/backend.h"
 #include "fdbc/fdbc_database.h"
 
 namespace fdb {
+namespace {
+
+// A bare directory path: it has a '/', and no "scheme:" before the first one ("/var/lib/x",
+// "./data", "data/"). A word alone ("memory") is a mistyped address, not a directory.
+bool isBarePath(std::string_view address) {
+  size_t slash = address.find('/');
+  return slash != std::string_view::npos &&
+         address.substr(0, slash).find(':') == std::string_view::npos;
+}
+
+}  // namespace
 
 Database Database::open(std::string_view address) { return open(address, EngineOptions{}); }
 
@@ -24,9 +36,14 @@ Database Database::open(std::string_view address, const EngineOptions& options) 
     }
     return Database(fdbc::openDatabase(address.substr(std::string_view("fdb:").size())));
   }
+  if (address.starts_with("file:")) {
+    return Database(
+        engine::openDurableDatabase(address.substr(std::string_view("file:").size()), options));
+  }
+  if (isBarePath(address)) return Database(engine::openDurableDatabase(address, options));
   throw Error(errors::kClientInvalidOperation,
-              fmt::format("cannot open '{}': addresses are memory:, memory:<name>, "
-                          "fdb:<cluster file> or fdb:",
+              fmt::format("cannot open '{}': addresses are memory:, memory:<name>, file:<dir>, "
+                          "a directory path, fdb:<cluster file> or fdb:",
                           address));
 }
 

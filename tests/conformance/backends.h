@@ -3,7 +3,8 @@
 // The suite states FoundationDB 7.3's client semantics (the project spec, fdb-semantics.md)
 // as tests written only against the public fdb:: API, so the same tests run on every backend:
 // "memory:" always, plus every address in the environment variable RL_CONFORMANCE_ADDRESSES
-// (comma-separated, e.g. "file:/tmp/store,fdb:/etc/foundationdb/fdb.cluster").
+// (comma-separated, e.g. "file:/tmp/store,fdb:/etc/foundationdb/fdb.cluster"). Durable stores
+// open with relaxed sync when RL_CONFORMANCE_RELAXED_SYNC=1.
 //
 //   class MyAreaTest : public conformance::ConformanceTest {};
 //   TEST_P(MyAreaTest, Something) {
