@@ -58,7 +58,10 @@ def rlbench(runs):
     print("| benchmark | reps | ns/op (median) | p50 ns | p99 ns | allocs/op | allocs in the call | "
           "bytes/op | round trips/op |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for name, entries in runs.items():
+    order = sorted(runs, key=lambda n: (runs[n][0].get("family_index", 0),
+                                        runs[n][0].get("per_family_instance_index", 0)))
+    for name in order:
+        entries = runs[name]
         print(f"| {short(name)} | {len(entries)} | {fmt(median(entries, 'real_time'))} | "
               f"{fmt(median(entries, 'p50_ns'))} | {fmt(median(entries, 'p99_ns'))} | "
               f"{fmt(median(entries, 'allocs'), 1)} | {fmt(median(entries, 'allocs_call'), 1)} | "
