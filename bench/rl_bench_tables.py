@@ -8,6 +8,9 @@ Time is the median over repetitions of real time per operation; counters are med
 For indexfetch the ratio is the ratio of the two methods' medians, and `paired range` the
 smallest and largest ratio of the repetitions taken in the same round (with
 --benchmark_enable_random_interleaving, repetition i of every benchmark runs in round i).
+`CPU remote / scan` is the ratio of the benchmark thread's CPU time: without added delay
+the engine runs on that thread, so it is less sensitive than wall time to other load on the
+machine; with delay it leaves out the waiting, so read it for the no-delay arm only.
 """
 import json
 import statistics
@@ -73,9 +76,9 @@ def indexfetch(runs):
     for name, entries in runs.items():
         size, case, direction, method, arm = short(name).split("/")
         by_case[(size, case, direction, arm)][method] = entries
-    print("| arm | case | scan ns | remote ns | remote / scan | paired range | seeds | "
-          "scan allocs | remote allocs | scan round trips | remote round trips |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| arm | case | scan ns | remote ns | remote / scan | paired range | CPU remote / scan | "
+          "seeds | scan allocs | remote allocs | scan round trips | remote round trips |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for key in sorted(by_case, key=lambda k: (k[3], k[0], ["limit1", "rows10", "rows1000"].index(k[1]), k[2])):
         size, case, direction, arm = key
         methods = by_case[key]
@@ -91,8 +94,9 @@ def indexfetch(runs):
             paired.setdefault(e.get("repetition_index", 0), [None, None])[1] = e["real_time"]
         ratios = [b / a for a, b in paired.values() if a and b]
         span = f"{min(ratios):.2f}..{max(ratios):.2f}" if ratios else "-"
+        cpu = median(remote, "cpu_time") / median(scan, "cpu_time")
         print(f"| {arm} | {size}/{case}/{direction} | {fmt(s)} | {fmt(r)} | {r / s:.2f} | {span} | "
-              f"{SEEDS.get(key, '')} | {fmt(median(scan, 'allocs'))} | "
+              f"{cpu:.2f} | {SEEDS.get(key, '')} | {fmt(median(scan, 'allocs'))} | "
               f"{fmt(median(remote, 'allocs'))} | {fmt(median(scan, 'round_trips'))} | "
               f"{fmt(median(remote, 'round_trips'))} |")
 
