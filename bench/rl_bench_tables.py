@@ -95,8 +95,9 @@ def indexfetch(runs):
         ratios = [b / a for a, b in paired.values() if a and b]
         span = f"{min(ratios):.2f}..{max(ratios):.2f}" if ratios else "-"
         cpu = median(remote, "cpu_time") / median(scan, "cpu_time")
+        cpu_text = f"{cpu:.2f}" if arm == "rl" else "-"  # with delay the waits leave CPU out
         print(f"| {arm} | {size}/{case}/{direction} | {fmt(s)} | {fmt(r)} | {r / s:.2f} | {span} | "
-              f"{cpu:.2f} | {SEEDS.get(key, '')} | {fmt(median(scan, 'allocs'))} | "
+              f"{cpu_text} | {SEEDS.get(key, '')} | {fmt(median(scan, 'allocs'))} | "
               f"{fmt(median(remote, 'allocs'))} | {fmt(median(scan, 'round_trips'))} | "
               f"{fmt(median(remote, 'round_trips'))} |")
 
