@@ -1,0 +1,295 @@
+// indexfetch — SCAN_AND_FETCH against USE_REMOTE_FETCH (benchmark spec, "indexfetch";
+// docs/benchmarks.md, "Record Layer"), on the embedded engine.
+//
+// Fixture: 1,000 Orders (IDs 0..999, price 10 * id + 5, so the index order is the ID order)
+// behind the VALUE index price_idx, in two stores of one database per arm, seeded and read
+// back before any timer:
+//   small  records of one key-value each (a 100-byte payload);
+//   split  records with a 100,000-byte payload, stored as two chunks.
+// Cases: small/split × limit1 (a scan over the whole index stopped after one row by a
+// returned-row limit) / rows10 (IDs 100..109: prices [1005, 1095]) / rows1000 (all) ×
+// forward/reverse × SCAN_AND_FETCH (pipeline size 10, the default) / USE_REMOTE_FETCH.
+// Arms: `rl` (no added delay) and `rl_delay250` (a simulated 250 us one-way delay per round
+// trip: fdb::EngineOptions::oneWayDelayMicros).
+//
+// One operation = one record-layer transaction: a context, the store opened in it, the
+// index scan drained (its rows kept), a read-only commit. Every operation's rows are checked
+// with the timer stopped: IDs and order, each entry's key and primary key, every field, the
+// payload's checksum, how many keys each record occupies, and the terminal NoNextReason.
+// Before and after the timed loop an instrumented run asserts the path through the
+// transaction's round-trip counters: USE_REMOTE_FETCH makes mapped-range reads and no other
+// reads after the open; SCAN_AND_FETCH makes no mapped reads, and range reads for the index
+// plus one per record. Counters: rl_bench_util.h (OpMeter), and `path_mapped` /
+// `path_ranges` (the instrumented run's reads after the open). Times are wall time.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <exception>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fdb/database.h"
+#include "fdb/subspace.h"
+#include "fdb/tuple.h"
+#include "rl/cursor.h"
+#include "rl/index_fetch_method.h"
+#include "rl/record_context.h"
+#include "rl/record_store.h"
+#include "rl/store_location.h"
+#include "rl/tuple_range.h"
+#include "rl_bench_util.h"
+
+namespace rl::bench {
+namespace {
+
+enum class Arm { kNoDelay, kDelay250 };
+enum class Size { kSmall, kSplit };
+enum class Case { kLimit1, kRows10, kRows1000 };
+
+constexpr size_t kSmallPayload = 100;
+constexpr size_t kSplitPayload = 100'000;  // with the other fields: two chunks
+
+const char* armName(Arm arm) { return arm == Arm::kNoDelay ? "rl" : "rl_delay250"; }
+const char* sizeName(Size size) { return size == Size::kSmall ? "small" : "split"; }
+const char* caseName(Case c) {
+  switch (c) {
+    case Case::kLimit1: return "limit1";
+    case Case::kRows10: return "rows10";
+    case Case::kRows1000: return "rows1000";
+  }
+  return "";
+}
+size_t payloadSize(Size size) { return size == Size::kSmall ? kSmallPayload : kSplitPayload; }
+int keysPerRecord(Size size) { return size == Size::kSmall ? 1 : 2; }
+
+void check(bool ok, const std::string& what) {
+  if (!ok) throw std::runtime_error("validation failed: " + what);
+}
+
+struct Store {
+  StoreLocation location = StoreLocation::rawPrefix("");
+  std::vector<uint64_t> payloadSums;  // by ID
+};
+
+struct ArmFixture {
+  fdb::Database db;
+  RecordMetaData metaData;
+  Store stores[2];  // by Size
+};
+
+// Seeds one store with IDs 0..999 and reads every record and index entry back.
+Store seed(fdb::Database& db, const RecordMetaData& metaData, Size size) {
+  Store store{StoreLocation::tuple(fdb::Tuple{"indexfetch", sizeName(size)}), {}};
+  const int perTransaction = size == Size::kSmall ? 250 : 20;  // under 10 MB a transaction
+  for (int start = 0; start < kRecords; start += perTransaction) {
+    runInContext(db, [&](RecordContext& context) {
+      RecordStore records = RecordStore::open(context, store.location, metaData);
+      for (int id = start; id < start + perTransaction; ++id) {
+        records.saveRecord(makeOrder(id, payloadSize(size)));
+      }
+    });
+  }
+  for (int id = 0; id < kRecords; ++id) {
+    store.payloadSums.push_back(checksum(payloadOf(id, payloadSize(size))));
+  }
+  int seen = 0;
+  for (int start = 0; start < kRecords; start += 100) {
+    runInContext(db, [&](RecordContext& context) {
+      RecordStore records = RecordStore::open(context, store.location, metaData);
+      auto cursor = records.scanRecords(
+          TupleRange::between(fdb::Tuple{start}, fdb::Tuple{start + 100}), std::nullopt, {});
+      for (auto r = cursor->next(); r.hasValue(); r = cursor->next(), ++seen) {
+        const auto& order = dynamic_cast<const Order&>(*r.value().record);
+        check(isOrder(order, seen, payloadSize(size), store.payloadSums[static_cast<size_t>(seen)]),
+              "seeded record " + std::to_string(seen));
+        check(r.value().size.keyCount == keysPerRecord(size),
+              "keys of seeded record " + std::to_string(seen));
+      }
+    });
+  }
+  check(seen == kRecords, "1000 seeded records");
+  runInContext(db, [&](RecordContext& context) {
+    RecordStore records = RecordStore::open(context, store.location, metaData);
+    auto cursor = records.scanIndex(kPriceIndex, TupleRange::all(), std::nullopt, {});
+    int64_t id = 0;
+    for (auto r = cursor->next(); r.hasValue(); r = cursor->next(), ++id) {
+      check(r.value().key == (fdb::Tuple{priceOf(id), id}), "index entry " + std::to_string(id));
+    }
+    check(id == kRecords, "1000 index entries");
+  });
+  return store;
+}
+
+ArmFixture& fixtureFor(Arm arm) {
+  static std::optional<ArmFixture> fixtures[2];
+  std::optional<ArmFixture>& slot = fixtures[arm == Arm::kNoDelay ? 0 : 1];
+  if (!slot) {
+    fdb::EngineOptions options;
+    options.oneWayDelayMicros = arm == Arm::kNoDelay ? 0 : 250;
+    ArmFixture made{fdb::Database::open("memory:", options),
+                    benchMetaData(Layout{.priceIndex = true, .split = true}),
+                    {}};
+    made.stores[0] = seed(made.db, made.metaData, Size::kSmall);
+    made.stores[1] = seed(made.db, made.metaData, Size::kSplit);
+    slot = std::move(made);
+  }
+  return *slot;
+}
+
+struct Scan {
+  TupleRange range;
+  ScanProperties properties;
+  std::vector<int64_t> ids;  // expected, in order
+  NoNextReason reason;
+};
+
+Scan scanOf(Case c, bool reverse) {
+  Scan scan{TupleRange::all(),
+            ScanProperties(ExecuteProperties{}, reverse),
+            {},
+            NoNextReason::kSourceExhausted};
+  switch (c) {
+    case Case::kLimit1:
+      scan.properties.execute.returnedRowLimit = 1;
+      scan.ids = {reverse ? kRecords - 1 : 0};
+      scan.reason = NoNextReason::kReturnLimitReached;
+      break;
+    case Case::kRows10:
+      scan.range = TupleRange::betweenInclusive(fdb::Tuple{priceOf(100)}, fdb::Tuple{priceOf(109)});
+      for (int64_t id = 100; id < 110; ++id) scan.ids.push_back(id);
+      break;
+    case Case::kRows1000:
+      for (int64_t id = 0; id < kRecords; ++id) scan.ids.push_back(id);
+      break;
+  }
+  if (reverse) std::reverse(scan.ids.begin(), scan.ids.end());
+  return scan;
+}
+
+// The measured operation: open the store, drain the scan into `rows`; the stop reason. With
+// `path`, also the round trips the scan made after the open.
+NoNextReason runScan(ArmFixture& fixture, const Store& store, const Scan& scan,
+                     IndexFetchMethod method, std::vector<FetchedRecord>& rows,
+                     fdb::RoundTrips* path = nullptr) {
+  return runInContext(fixture.db, [&](RecordContext& context) {
+    rows.clear();
+    RecordStore records = RecordStore::open(context, store.location, fixture.metaData);
+    const fdb::RoundTrips afterOpen = context.transaction().roundTrips();
+    CursorPtr<FetchedRecord> cursor =
+        records.scanIndexRecords(kPriceIndex, scan.range, std::nullopt, scan.properties, method);
+    CursorResult<FetchedRecord> r = cursor->next();
+    for (; r.hasValue(); r = cursor->next()) rows.push_back(std::move(r.value()));
+    if (path != nullptr) *path = minus(context.transaction().roundTrips(), afterOpen);
+    return r.noNextReason();
+  });
+}
+
+void validate(const std::vector<FetchedRecord>& rows, NoNextReason reason, const Scan& scan,
+              const Store& store, Size size) {
+  check(reason == scan.reason, std::string("terminal reason ") +
+                                   std::string(noNextReasonName(reason)) + ", expected " +
+                                   std::string(noNextReasonName(scan.reason)));
+  check(rows.size() == scan.ids.size(),
+        std::to_string(rows.size()) + " rows, not " + std::to_string(scan.ids.size()));
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const FetchedRecord& row = rows[k];
+    const int64_t id = scan.ids[k];
+    const std::string which = "row " + std::to_string(k) + " (ID " + std::to_string(id) + ")";
+    check(row.entry.key() == (fdb::Tuple{priceOf(id), id}), which + ": index entry");
+    check(row.entry.primaryKey() == fdb::Tuple{id}, which + ": entry primary key");
+    check(row.record.has_value(), which + ": record fetched");
+    check(row.record->primaryKey == fdb::Tuple{id}, which + ": record primary key");
+    check(row.record->size.keyCount == keysPerRecord(size), which + ": keys of the record");
+    const auto& order = dynamic_cast<const Order&>(*row.record->record);
+    check(isOrder(order, id, payloadSize(size), store.payloadSums[static_cast<size_t>(id)]),
+          which + ": fields and payload checksum");
+  }
+}
+
+// Runs the scan instrumented and asserts its path; the round trips after the open.
+fdb::RoundTrips assertPath(ArmFixture& fixture, const Store& store, const Scan& scan,
+                           IndexFetchMethod method, Size size) {
+  std::vector<FetchedRecord> rows;
+  fdb::RoundTrips path;
+  const NoNextReason reason = runScan(fixture, store, scan, method, rows, &path);
+  validate(rows, reason, scan, store, size);
+  const std::string method_name(indexFetchMethodName(method));
+  if (method == IndexFetchMethod::kUseRemoteFetch) {
+    check(path.mappedRangeReads > 0 && path.rangeReads == 0 && path.reads == 0,
+          method_name + ": mapped-range reads only (mapped " +
+              std::to_string(path.mappedRangeReads) + ", ranges " +
+              std::to_string(path.rangeReads) + ", reads " + std::to_string(path.reads) + ")");
+  } else {
+    check(path.mappedRangeReads == 0 &&
+              path.rangeReads >= static_cast<int64_t>(scan.ids.size()) + 1 && path.reads == 0,
+          method_name + ": an index scan and a read per record (mapped " +
+              std::to_string(path.mappedRangeReads) + ", ranges " +
+              std::to_string(path.rangeReads) + ", reads " + std::to_string(path.reads) + ")");
+  }
+  return path;
+}
+
+void runIndexFetch(benchmark::State& state, Arm arm, Size size, Case c, bool reverse,
+                   IndexFetchMethod method) {
+  try {
+    ArmFixture& fixture = fixtureFor(arm);
+    const Store& store = fixture.stores[size == Size::kSmall ? 0 : 1];
+    const Scan scan = scanOf(c, reverse);
+    const fdb::RoundTrips pathBefore = assertPath(fixture, store, scan, method, size);
+    OpMeter meter(fixture.db, state);
+    std::vector<FetchedRecord> rows;
+    rows.reserve(scan.ids.size());
+    for (auto _ : state) {
+      meter.begin();
+      const NoNextReason reason = runScan(fixture, store, scan, method, rows);
+      meter.end();
+      state.PauseTiming();
+      validate(rows, reason, scan, store, size);
+      rows.clear();
+      state.ResumeTiming();
+    }
+    const fdb::RoundTrips pathAfter = assertPath(fixture, store, scan, method, size);
+    check(pathAfter == pathBefore, "the same path before and after the loop");
+    meter.report(state);
+    state.counters["path_mapped"] = static_cast<double>(pathAfter.mappedRangeReads);
+    state.counters["path_ranges"] = static_cast<double>(pathAfter.rangeReads);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+void registerAll() {
+  for (Arm arm : {Arm::kNoDelay, Arm::kDelay250}) {
+    for (Size size : {Size::kSmall, Size::kSplit}) {
+      for (Case c : {Case::kLimit1, Case::kRows10, Case::kRows1000}) {
+        for (bool reverse : {false, true}) {
+          for (IndexFetchMethod method :
+               {IndexFetchMethod::kScanAndFetch, IndexFetchMethod::kUseRemoteFetch}) {
+            const std::string name = std::string(sizeName(size)) + "/" + caseName(c) + "/" +
+                                     (reverse ? "reverse" : "forward") + "/" +
+                                     std::string(indexFetchMethodName(method)) + "/" + armName(arm);
+            benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) {
+              runIndexFetch(s, arm, size, c, reverse, method);
+            })->UseRealTime();
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rl::bench
+
+int main(int argc, char** argv) {
+  rl::bench::registerAll();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  rl::bench::addLoadAverageContext();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Markdown tables from the JSON output of rlbench and indexfetch (--benchmark_out=FILE).
+
+  bench/rl_bench_tables.py rlbench out.json      # one row per benchmark
+  bench/rl_bench_tables.py indexfetch out.json   # remote / scan-and-fetch per case and arm
+
+Time is the median over repetitions of real time per operation; counters are medians too.
+For indexfetch the ratio is the ratio of the two methods' medians, and `paired range` the
+smallest and largest ratio of the repetitions taken in the same round (with
+--benchmark_enable_random_interleaving, repetition i of every benchmark runs in round i).
+`CPU remote / scan` is the ratio of the benchmark thread's CPU time: without added delay
+the engine runs on that thread, so it is less sensitive than wall time to other load on the
+machine; with delay it leaves out the waiting, so read it for the no-delay arm only.
+"""
+import json
+import statistics
+import sys
+from collections import defaultdict
+
+SEEDS = {  # remote / scan-and-fetch in the seeds (C1: no added delay; C3: 0.5 ms RTT)
+    ("small", "rows1000", "forward", "rl"): "0.34 (C1)",
+    ("split", "rows1000", "forward", "rl"): "1.15 (C1)",
+    ("small", "rows1000", "forward", "rl_delay250"): "0.224 (C3)",
+    ("split", "rows1000", "forward", "rl_delay250"): "1.053 (C3)",
+    ("small", "limit1", "forward", "rl"): "0.71-0.87 (C1, 1- and 10-row cases)",
+    ("small", "rows10", "forward", "rl"): "0.71-0.87 (C1, 1- and 10-row cases)",
+    ("split", "limit1", "forward", "rl"): "0.71-0.87 (C1, 1- and 10-row cases)",
+    ("split", "rows10", "forward", "rl"): "0.71-0.87 (C1, 1- and 10-row cases)",
+}
+
+
+def load(path):
+    with open(path) as f:
+        data = json.load(f)
+    runs = defaultdict(list)  # name -> [benchmark entries], one per repetition
+    for b in data["benchmarks"]:
+        if b.get("run_type") != "iteration" or b.get("error_occurred"):
+            continue
+        runs[b["run_name"]].append(b)
+    return data.get("context", {}), runs
+
+
+def median(entries, key):
+    values = [e[key] for e in entries if key in e]
+    return statistics.median(values) if values else float("nan")
+
+
+def short(run_name):
+    return run_name.replace("/real_time", "").replace("/iterations:1000", "")
+
+
+def fmt(x, digits=0):
+    if x != x:
+        return "-"
+    if digits == 0:
+        return f"{x:,.0f}"
+    return f"{x:,.{digits}f}"
+
+
+def rlbench(runs):
+    print("| benchmark | reps | ns/op (median) | p50 ns | p99 ns | allocs/op | allocs in the call | "
+          "bytes/op | round trips/op |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    order = sorted(runs, key=lambda n: (runs[n][0].get("family_index", 0),
+                                        runs[n][0].get("per_family_instance_index", 0)))
+    for name in order:
+        entries = runs[name]
+        print(f"| {short(name)} | {len(entries)} | {fmt(median(entries, 'real_time'))} | "
+              f"{fmt(median(entries, 'p50_ns'))} | {fmt(median(entries, 'p99_ns'))} | "
+              f"{fmt(median(entries, 'allocs'), 1)} | {fmt(median(entries, 'allocs_call'), 1)} | "
+              f"{fmt(median(entries, 'bytes'))} | {fmt(median(entries, 'round_trips'), 1)} |")
+
+
+def indexfetch(runs):
+    by_case = defaultdict(dict)
+    for name, entries in runs.items():
+        size, case, direction, method, arm = short(name).split("/")
+        by_case[(size, case, direction, arm)][method] = entries
+    print("| arm | case | scan ns | remote ns | remote / scan | paired range | CPU remote / scan | "
+          "seeds | scan allocs | remote allocs | scan round trips | remote round trips |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for key in sorted(by_case, key=lambda k: (k[3], k[0], ["limit1", "rows10", "rows1000"].index(k[1]), k[2])):
+        size, case, direction, arm = key
+        methods = by_case[key]
+        scan = methods.get("SCAN_AND_FETCH")
+        remote = methods.get("USE_REMOTE_FETCH")
+        if not scan or not remote:
+            continue
+        s, r = median(scan, "real_time"), median(remote, "real_time")
+        paired = {}
+        for e in scan:
+            paired.setdefault(e.get("repetition_index", 0), [None, None])[0] = e["real_time"]
+        for e in remote:
+            paired.setdefault(e.get("repetition_index", 0), [None, None])[1] = e["real_time"]
+        ratios = [b / a for a, b in paired.values() if a and b]
+        span = f"{min(ratios):.2f}..{max(ratios):.2f}" if ratios else "-"
+        cpu = median(remote, "cpu_time") / median(scan, "cpu_time")
+        cpu_text = f"{cpu:.2f}" if arm == "rl" else "-"  # with delay the waits leave CPU out
+        print(f"| {arm} | {size}/{case}/{direction} | {fmt(s)} | {fmt(r)} | {r / s:.2f} | {span} | "
+              f"{cpu_text} | {SEEDS.get(key, '')} | {fmt(median(scan, 'allocs'))} | "
+              f"{fmt(median(remote, 'allocs'))} | {fmt(median(scan, 'round_trips'))} | "
+              f"{fmt(median(remote, 'round_trips'))} |")
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in ("rlbench", "indexfetch"):
+        print(__doc__)
+        return 2
+    context, runs = load(sys.argv[2])
+    print(f"<!-- {context.get('date', '')}; load average at start: "
+          f"{context.get('load average at start', context.get('load_avg', ''))} -->")
+    (rlbench if sys.argv[1] == "rlbench" else indexfetch)(runs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
