@@ -53,6 +53,18 @@ int64_t splitSuffix(std::string_view afterPrefix, const fdb::Tuple& primaryKey) 
   return splitSuffix(afterPrefix, fdb::printable(primaryKey.pack()));
 }
 
+// The range read of one record's keys. WANT_ALL stops a batch at 80,000 bytes, so a split
+// record (chunks of kSplitRecordSize) took a second, un-pipelined round trip from get(). The
+// range holds one record only, so ask for all of it: EXACT with a byte target no record
+// reaches (a transaction writes at most 10 MB). get() still goes on if a batch ends
+// early.
+fdb::RangeOptions wholeRecordRangeOptions() {
+  fdb::RangeOptions options;
+  options.mode = fdb::StreamingMode::kExact;
+  options.targetBytes = 1 << 30;
+  return options;
+}
+
 fdb::Bytes joinChunks(std::vector<fdb::Bytes>& chunks) {
   if (chunks.size() == 1) return std::move(chunks.front());
   size_t total = 0;
@@ -298,8 +310,7 @@ PendingRecordLoad::PendingRecordLoad(RecordContext& context, const fdb::Subspace
     recordPrefix_.resize(prefixSize);
   }
   // Every key strictly under (pk): the version, the unsplit value, the chunks.
-  fdb::RangeOptions rangeOptions;
-  rangeOptions.mode = fdb::StreamingMode::kWantAll;
+  const fdb::RangeOptions rangeOptions = wholeRecordRangeOptions();
   fdb::KeySelector begin{recordPrefix_ + '\x00', false, 1};
   fdb::KeySelector end{recordPrefix_ + '\xff', false, 1};
   rangeRead_ = snapshot ? tr.snapshot().getRange(begin, end, rangeOptions)
@@ -340,8 +351,7 @@ std::optional<RawRecord> PendingRecordLoad::get() {
     if (!batch.more) break;
     // A record of many chunks can take more than one read; go on after the last key.
     fdb::Transaction& tr = context_->transaction();
-    fdb::RangeOptions rangeOptions;
-    rangeOptions.mode = fdb::StreamingMode::kWantAll;
+    const fdb::RangeOptions rangeOptions = wholeRecordRangeOptions();
     const fdb::KeySelector begin = fdb::KeySelector::firstGreaterThan(batch.rows.back().key);
     const fdb::KeySelector end{recordPrefix_ + '\xff', false, 1};
     rangeRead_ = snapshot ? tr.snapshot().getRange(begin, end, rangeOptions)
