@@ -368,23 +368,24 @@ RecordStore RecordStore::open(RecordContext& context, const StoreLocation& locat
     }
     throw;
   }
-  state->recordsSubspace = state->subspace.subspace(fdb::Tuple{keyspace::kRecord});
-  state->legacyVersionSubspace = state->subspace.subspace(fdb::Tuple{keyspace::kRecordVersion});
+  state->recordsSubspace = keyspace::childSubspace(state->subspace, keyspace::kRecord);
+  state->legacyVersionSubspace = keyspace::childSubspace(state->subspace, keyspace::kRecordVersion);
   setUpMessageFactory(*state);
   setUpIndexes(*state);
 
   // The first key of the store (the header, if there is one) and the index states, both
   // issued before either is awaited. The first key is read at snapshot with a conflict on
   // the header key alone, so writes of records elsewhere in the store do not conflict.
-  const fdb::Bytes headerKey = state->subspace.pack(fdb::Tuple{keyspace::kStoreInfo});
+  const fdb::Bytes headerKey = keyspace::childKey(state->subspace.key(), keyspace::kStoreInfo);
   fdb::RangeOptions firstKeyOptions;
   firstKeyOptions.limit = 1;
   fdb::Future<fdb::RangeResult> firstKey =
-      tr.snapshot().getRange(state->subspace.range(), firstKeyOptions);
+      tr.snapshot().getRange(keyspace::prefixRange(state->subspace.key()), firstKeyOptions);
   fdb::RangeOptions allOptions;
   allOptions.mode = fdb::StreamingMode::kWantAll;
-  const fdb::Subspace stateSubspace = state->subspace.subspace(fdb::Tuple{keyspace::kIndexState});
-  fdb::Future<fdb::RangeResult> indexStates = tr.getRange(stateSubspace.range(), allOptions);
+  const fdb::Bytes statePrefix = keyspace::childKey(state->subspace.key(), keyspace::kIndexState);
+  fdb::Future<fdb::RangeResult> indexStates =
+      tr.getRange(keyspace::prefixRange(statePrefix), allOptions);
   tr.addReadConflictKey(headerKey);
 
   DataStoreInfo stored;
@@ -427,7 +428,9 @@ RecordStore RecordStore::open(RecordContext& context, const StoreLocation& locat
     const fdb::RangeResult states = std::move(indexStates).get();
     for (const fdb::KeyValueRef& row : states.rows) {
       state->countRead(row.key, row.value);
-      const fdb::Tuple key = stateSubspace.unpack(row.key);
+      // Within the range read, so under statePrefix.
+      const fdb::Tuple key =
+          fdb::Tuple::unpack(std::string_view(row.key).substr(statePrefix.size()));
       if (key.size() != 1 || key[0].type() != fdb::TupleType::kString) continue;
       const std::string& name = key.getString(0);
       for (StoreIndex& storeIndex : state->indexes) {
