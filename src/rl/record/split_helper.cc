@@ -288,15 +288,28 @@ std::optional<RawRecord> SingleRecordUnsplitter::finish(fdb::Tuple primaryKey) {
 
 PendingRecordLoad::PendingRecordLoad(RecordContext& context, const fdb::Subspace& subspace,
                                      const fdb::Tuple& primaryKey, const SplitLoadOptions& options)
-    : PendingRecordLoad(context, subspace, std::string_view(primaryKey.pack()), options) {}
+    : context_(&context), primaryKeyBegin_(subspace.key().size()), options_(options) {
+  // The primary key packed in place, after the subspace (no temporary packed copy).
+  recordPrefix_.reserve(subspace.key().size() + 32);
+  recordPrefix_.append(subspace.key());
+  primaryKey.packInto(recordPrefix_);
+  start();
+}
 
 PendingRecordLoad::PendingRecordLoad(RecordContext& context, const fdb::Subspace& subspace,
                                      std::string_view packedPrimaryKey,
                                      const SplitLoadOptions& options)
     : context_(&context), primaryKeyBegin_(subspace.key().size()), options_(options) {
-  recordPrefix_.reserve(subspace.key().size() + packedPrimaryKey.size() + 2);
+  // One more byte than the prefix: it becomes the range read's begin key below.
+  recordPrefix_.reserve(subspace.key().size() + packedPrimaryKey.size() + 1);
   recordPrefix_.append(subspace.key());
   recordPrefix_.append(packedPrimaryKey);
+  start();
+}
+
+void PendingRecordLoad::start() {
+  RecordContext& context = *context_;
+  const SplitLoadOptions& options = options_;
   fdb::Transaction& tr = context.transaction();
   const bool snapshot = options.isolation == IsolationLevel::kSnapshot;
   if (!options.splitLongRecords && options.missingUnsplitRecordSuffix) {
@@ -309,12 +322,17 @@ PendingRecordLoad::PendingRecordLoad(RecordContext& context, const fdb::Subspace
     pendingLocalVersion_ = context.localVersion(recordPrefix_);
     recordPrefix_.resize(prefixSize);
   }
-  // Every key strictly under (pk): the version, the unsplit value, the chunks.
+  // Every key strictly under (pk): the version, the unsplit value, the chunks. The begin
+  // key borrows recordPrefix_'s buffer and gives it back once the read is issued.
   const fdb::RangeOptions rangeOptions = wholeRecordRangeOptions();
-  fdb::KeySelector begin{recordPrefix_ + '\x00', false, 1};
-  fdb::KeySelector end{recordPrefix_ + '\xff', false, 1};
+  fdb::KeySelector begin{std::move(recordPrefix_), false, 1};
+  begin.key.push_back('\x00');
+  fdb::KeySelector end{begin.key, false, 1};
+  end.key.back() = '\xff';
   rangeRead_ = snapshot ? tr.snapshot().getRange(begin, end, rangeOptions)
                         : tr.getRange(begin, end, rangeOptions);
+  recordPrefix_ = std::move(begin.key);
+  recordPrefix_.pop_back();
 }
 
 bool PendingRecordLoad::isReady() const {

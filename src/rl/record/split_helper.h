@@ -156,6 +156,8 @@ class PendingRecordLoad {
   bool isReady() const;
 
  private:
+  // Issues the read of the record at recordPrefix_.
+  void start();
   fdb::Tuple primaryKey() const;
 
   RecordContext* context_;
