@@ -21,6 +21,7 @@
 // Thread-safety: a cursor is used by one thread at a time.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -292,31 +293,56 @@ class MapPipelinedCursor
 
   CursorResult<U> next() override {
     fill();
-    if (pending_.empty()) return innerStop_->template asNoValue<U>();
-    auto [pending, continuation] = std::move(pending_.front());
-    pending_.pop_front();
+    if (count_ == 0) return innerStop_->template asNoValue<U>();
+    std::optional<Entry>& front = slots_[head_];
+    auto [pending, continuation] = std::move(*front);
+    front.reset();
+    head_ = (head_ + 1) % slots_.size();
+    --count_;
     U value = std::move(pending).get();
     fill();  // keep the pipeline full while the caller works on this value
     return CursorResult<U>::withValue(std::move(value), std::move(continuation));
   }
 
  private:
+  using Entry = std::pair<Pending, Continuation>;
+
   void fill() {
-    while (!innerStop_ && pending_.size() < pipelineSize_) {
+    while (!innerStop_ && count_ < pipelineSize_) {
       CursorResult<T> result = inner_->next();
       if (!result.hasValue()) {
         innerStop_ = std::move(result);
         break;
       }
       Continuation continuation = result.continuation();
-      pending_.emplace_back(fn_(std::move(result.value())), std::move(continuation));
+      if (count_ == slots_.size()) grow();
+      slots_[(head_ + count_) % slots_.size()].emplace(fn_(std::move(result.value())),
+                                                       std::move(continuation));
+      ++count_;
     }
+  }
+
+  // A full ring grows (up to the pipeline size) with its entries in order from slot 0.
+  void grow() {
+    const size_t size = std::min(pipelineSize_, std::max<size_t>(4, slots_.size() * 2));
+    std::vector<std::optional<Entry>> grown(size);
+    for (size_t i = 0; i < count_; ++i) {
+      std::optional<Entry>& slot = slots_[(head_ + i) % slots_.size()];
+      grown[i].emplace(std::move(*slot));
+      slot.reset();
+    }
+    slots_ = std::move(grown);
+    head_ = 0;
   }
 
   CursorPtr<T> inner_;
   F fn_;
   size_t pipelineSize_;
-  std::deque<std::pair<Pending, Continuation>> pending_;
+  // The loads in flight, oldest first from head_: a ring of at most pipelineSize_ slots,
+  // allocated once (a deque allocated a node for every load, as an entry is large).
+  std::vector<std::optional<Entry>> slots_;
+  size_t head_ = 0;
+  size_t count_ = 0;
   std::optional<CursorResult<T>> innerStop_;
 };
 
