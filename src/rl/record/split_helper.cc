@@ -300,8 +300,7 @@ PendingRecordLoad::PendingRecordLoad(RecordContext& context, const fdb::Subspace
                                      std::string_view packedPrimaryKey,
                                      const SplitLoadOptions& options)
     : context_(&context), primaryKeyBegin_(subspace.key().size()), options_(options) {
-  // One more byte than the prefix: it becomes the range read's begin key below.
-  recordPrefix_.reserve(subspace.key().size() + packedPrimaryKey.size() + 1);
+  recordPrefix_.reserve(subspace.key().size() + packedPrimaryKey.size());
   recordPrefix_.append(subspace.key());
   recordPrefix_.append(packedPrimaryKey);
   start();
@@ -322,17 +321,18 @@ void PendingRecordLoad::start() {
     pendingLocalVersion_ = context.localVersion(recordPrefix_);
     recordPrefix_.resize(prefixSize);
   }
-  // Every key strictly under (pk): the version, the unsplit value, the chunks. The begin
-  // key borrows recordPrefix_'s buffer and gives it back once the read is issued.
-  const fdb::RangeOptions rangeOptions = wholeRecordRangeOptions();
-  fdb::KeySelector begin{std::move(recordPrefix_), false, 1};
+  // Every key strictly under (pk): the version, the unsplit value, the chunks. The read
+  // copies its selectors, so they are built in per-thread buffers (no allocation a load).
+  thread_local fdb::KeySelector begin, end;
+  begin.key.assign(recordPrefix_);
   begin.key.push_back('\x00');
-  fdb::KeySelector end{begin.key, false, 1};
-  end.key.back() = '\xff';
+  end.key.assign(recordPrefix_);
+  end.key.push_back('\xff');
+  begin.orEqual = end.orEqual = false;
+  begin.offset = end.offset = 1;
+  const fdb::RangeOptions rangeOptions = wholeRecordRangeOptions();
   rangeRead_ = snapshot ? tr.snapshot().getRange(begin, end, rangeOptions)
                         : tr.getRange(begin, end, rangeOptions);
-  recordPrefix_ = std::move(begin.key);
-  recordPrefix_.pop_back();
 }
 
 bool PendingRecordLoad::isReady() const {
