@@ -167,8 +167,10 @@ void EngineTransaction::addReadConflict(std::string_view begin, std::string_view
         static_cast<int64_t>(range.begin.size() + range.end.size()) + kConflictRangeOverhead;
     readConflicts_.push_back(std::move(range));
   };
-  if (options_.readYourWritesDisabled) {
-    add(KeyRange{Bytes(begin), Bytes(end)});  // reads went to the database, all of them
+  // Reads went to the database, all of them, when read-your-writes is off, or when the
+  // writes know no key (subtractKnown would return [begin, end) as it is).
+  if (options_.readYourWritesDisabled || writes_.invisible()) {
+    if (options_.readYourWritesDisabled || begin < end) add(KeyRange{Bytes(begin), Bytes(end)});
     return;
   }
   for (KeyRange& range : writes_.subtractKnown(begin, end)) add(std::move(range));
