@@ -525,7 +525,9 @@ Future<void> EngineTransaction::commit() {
 
   if (writes_.empty() && writeConflicts_.empty()) {  // read-only: nothing to resolve
     if (versionstamp) {
-      versionstamp->setError(Error(kNoCommitVersion, "a read-only transaction has no version"));
+      // Made once: a copy of an Error allocates nothing, a new one formats its message.
+      static const Error kNoVersion(kNoCommitVersion, "a read-only transaction has no version");
+      versionstamp->setError(kNoVersion);
     }
     for (PendingWatch& watch : watches) {
       engine_->armWatch(watch.key, std::move(watch.expected), std::move(watch.promise));
