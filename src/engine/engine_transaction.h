@@ -156,9 +156,10 @@ class EngineTransaction final : public TransactionBackend {
   TransactionOptions options_;
   WriteMap writes_;
   std::optional<int64_t> readVersion_;
-  // Inline room for one range each: a one-key transaction allocates nothing for them (and
-  // the object stays small enough for glibc's per-thread cache).
-  absl::InlinedVector<KeyRange, 1> readConflicts_;
+  // Read conflict ranges flat in one buffer (a range read adds one each); inline room for
+  // one write conflict range: a one-key transaction allocates nothing for it (and the
+  // object stays small enough for glibc's per-thread cache).
+  FlatKeyRanges readConflicts_;
   absl::InlinedVector<KeyRange, 1> writeConflicts_;
   int64_t approximateSize_ = 0;
   std::optional<Error> deferredError_;
