@@ -15,6 +15,7 @@
 // Thread-safety: immutable once constructed.
 #pragma once
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -96,11 +97,13 @@ class Error : public std::runtime_error {
   int code() const noexcept { return code_; }
   std::string_view name() const noexcept { return errorName(code_); }
   std::string_view description() const noexcept { return errorDescription(code_); }
-  const std::string& detail() const noexcept { return detail_; }
+  const std::string& detail() const noexcept;
 
  private:
   int code_;
-  std::string detail_;
+  // Shared by copies (null: no detail), so that copying an error (into a future, out of
+  // one when it is thrown) allocates nothing: what() is shared as well.
+  std::shared_ptr<const std::string> detail_;
 };
 
 }  // namespace fdb

@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -37,6 +38,91 @@ struct Done {};  // the value of a completed Future<void>
 
 template <typename T>
 using StoredType = std::conditional_t<std::is_void_v<T>, Done, T>;
+
+// Blocks of `Size` bytes kept for reuse by the thread that freed them (up to kKept): the
+// shared states of futures, which are made and dropped with every read, most of them on
+// one thread, cost no allocation once a few have been freed.
+template <size_t Size>
+class BlockCache {
+ public:
+  static constexpr size_t kKept = 64;
+
+  static void* allocate() {
+    if (!gone_) {
+      BlockCache& cache = instance();
+      if (cache.head_ != nullptr) {
+        Node* node = cache.head_;
+        cache.head_ = node->next;
+        --cache.count_;
+        return node;
+      }
+    }
+    return ::operator new(Size);
+  }
+  static void deallocate(void* block) {
+    if (!gone_) {
+      BlockCache& cache = instance();
+      if (cache.count_ < kKept) {
+        cache.head_ = new (block) Node{cache.head_};
+        ++cache.count_;
+        return;
+      }
+    }
+    ::operator delete(block);
+  }
+
+ private:
+  struct Node {
+    Node* next;
+  };
+  static_assert(Size >= sizeof(Node));
+
+  static BlockCache& instance() {
+    thread_local BlockCache cache;
+    return cache;
+  }
+  ~BlockCache() {
+    gone_ = true;  // blocks freed later in this thread's exit go back to the heap
+    while (head_ != nullptr) ::operator delete(std::exchange(head_, head_->next));
+  }
+
+  // Set once this thread's cache is destroyed (a trivial thread_local outlives it).
+  static inline thread_local bool gone_ = false;
+  Node* head_ = nullptr;
+  size_t count_ = 0;
+};
+
+// The allocator of future states (for std::allocate_shared): single objects come from a
+// BlockCache of their size.
+template <typename T>
+struct StateAllocator {
+  using value_type = T;
+  StateAllocator() = default;
+  template <typename U>
+  StateAllocator(const StateAllocator<U>&) {}
+
+  T* allocate(size_t n) {
+    static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+    if (n == 1) return static_cast<T*>(BlockCache<sizeof(T)>::allocate());
+    return std::allocator<T>().allocate(n);
+  }
+  void deallocate(T* p, size_t n) {
+    if (n == 1) {
+      BlockCache<sizeof(T)>::deallocate(p);
+    } else {
+      std::allocator<T>().deallocate(p, n);
+    }
+  }
+  friend bool operator==(const StateAllocator&, const StateAllocator&) { return true; }
+};
+
+template <typename T>
+class FutureState;
+
+template <typename T>
+std::shared_ptr<FutureState<T>> makeState() {
+  return std::allocate_shared<FutureState<T>>(StateAllocator<FutureState<T>>());
+}
 
 template <typename T>
 class FutureState {
@@ -177,7 +263,7 @@ class Future {
 
  private:
   friend class Promise<T>;
-  Future() : state_(std::make_shared<detail::FutureState<T>>()) {}
+  Future() : state_(detail::makeState<T>()) {}
   explicit Future(std::shared_ptr<detail::FutureState<T>> state) : state_(std::move(state)) {}
 
   std::shared_ptr<detail::FutureState<T>> state_;
@@ -191,7 +277,7 @@ class WeakPromise;
 template <typename T>
 class Promise {
  public:
-  Promise() : state_(std::make_shared<detail::FutureState<T>>()) {}
+  Promise() : state_(detail::makeState<T>()) {}
 
   // A producer that does not keep the future alive: once every Future copy is gone, it
   // reports expired() (a watch nobody waits for).

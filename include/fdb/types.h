@@ -221,9 +221,21 @@ class MappedRangeRowsBuilder {
   struct RangeRow {
     Span key, value;
   };
+  // A piece of the builder's byte buffer. Chunks never move, so a long value is copied
+  // into one once and not again as the buffer grows; no item straddles two chunks.
+  struct Chunk {
+    std::unique_ptr<char[]> data;
+    size_t capacity = 0;
+    size_t used = 0;
+  };
+  static constexpr size_t kChunkBytes = size_t{64} << 10;
   Span copy(std::string_view bytes);
 
-  std::vector<char> bytes_;
+  // The bytes in order: chunks_[0 .. current_] (spare chunks kept for reuse follow).
+  // A Span's offset counts every byte before it, as build() lays them out in one run.
+  std::vector<Chunk> chunks_;
+  size_t current_ = 0;
+  size_t byteCount_ = 0;
   std::vector<Entry> entries_;
   std::vector<RangeRow> rangeRows_;
 };

@@ -222,7 +222,7 @@ int64_t Engine::commit(const CommitRequest& request) {
                 fmt::format("read version {} is more than {} versions older than commit version {}",
                             request.readVersion, kMvccWindowVersions, version));
   }
-  for (const KeyRange& range : request.readConflicts) {
+  for (KeyRangeView range : request.readConflicts) {
     if (history_.conflicts(range.begin, range.end, request.readVersion)) {
       ++conflicts_;
       throw Error(errors::kNotCommitted,
@@ -444,7 +444,7 @@ int64_t Engine::commitDurable(const CommitRequest& request) {
                 fmt::format("read version {} is more than {} versions older than commit version {}",
                             request.readVersion, kMvccWindowVersions, version));
   }
-  for (const KeyRange& range : request.readConflicts) {
+  for (KeyRangeView range : request.readConflicts) {
     if (history_.conflicts(range.begin, range.end, request.readVersion)) {
       ++conflicts_;
       throw Error(errors::kNotCommitted,

@@ -35,6 +35,7 @@
 #include <optional>
 #include <random>
 #include <span>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -63,6 +64,93 @@ struct Mutation {
   MutationType atomicType = MutationType::kAdd;  // kAtomic only
 };
 
+// A key range seen in place.
+struct KeyRangeView {
+  std::string_view begin;
+  std::string_view end;
+};
+
+// Key ranges kept compactly: the first as a KeyRange (short keys stay inline: a one-range
+// transaction allocates nothing), the others flat, every begin and end one after another in
+// one buffer (a few allocations in all, not two a range).
+class FlatKeyRanges {
+ public:
+  void add(std::string_view begin, std::string_view end) {
+    if (!hasFirst_) {
+      first_.begin.assign(begin);
+      first_.end.assign(end);
+      hasFirst_ = true;
+      return;
+    }
+    rest_.push_back(Range{bytes_.size(), begin.size(), end.size()});
+    bytes_.append(begin).append(end);
+  }
+  size_t size() const { return hasFirst_ ? 1 + rest_.size() : 0; }
+  bool empty() const { return !hasFirst_; }
+  KeyRangeView operator[](size_t i) const {
+    if (i == 0) return KeyRangeView{first_.begin, first_.end};
+    const Range& range = rest_[i - 1];
+    std::string_view bytes(bytes_);
+    return KeyRangeView{bytes.substr(range.offset, range.beginSize),
+                        bytes.substr(range.offset + range.beginSize, range.endSize)};
+  }
+  void clear() {
+    hasFirst_ = false;
+    first_.begin.clear();
+    first_.end.clear();
+    bytes_.clear();
+    rest_.clear();
+  }
+
+ private:
+  struct Range {
+    size_t offset;  // of the begin in bytes_; the end follows it
+    size_t beginSize;
+    size_t endSize;
+  };
+  bool hasFirst_ = false;
+  KeyRange first_;
+  std::string bytes_;
+  std::vector<Range> rest_;
+};
+
+// The read conflict ranges of a commit: a view of KeyRanges or of FlatKeyRanges.
+class KeyRangesView {
+ public:
+  KeyRangesView() = default;
+  KeyRangesView(std::span<const KeyRange> ranges) : ranges_(ranges) {}
+  KeyRangesView(const std::vector<KeyRange>& ranges) : ranges_(ranges) {}
+  KeyRangesView(const FlatKeyRanges& flat) : flat_(&flat) {}
+
+  size_t size() const { return flat_ != nullptr ? flat_->size() : ranges_.size(); }
+  bool empty() const { return size() == 0; }
+  KeyRangeView operator[](size_t i) const {
+    if (flat_ != nullptr) return (*flat_)[i];
+    return KeyRangeView{ranges_[i].begin, ranges_[i].end};
+  }
+
+  class Iterator {
+   public:
+    Iterator(const KeyRangesView* view, size_t i) : view_(view), i_(i) {}
+    KeyRangeView operator*() const { return (*view_)[i_]; }
+    Iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator!=(const Iterator& other) const { return i_ != other.i_; }
+
+   private:
+    const KeyRangesView* view_;
+    size_t i_;
+  };
+  Iterator begin() const { return Iterator(this, 0); }
+  Iterator end() const { return Iterator(this, size()); }
+
+ private:
+  std::span<const KeyRange> ranges_;
+  const FlatKeyRanges* flat_ = nullptr;
+};
+
 // A commit as the transaction hands it over: views of its own storage, read during
 // Engine::commit only.
 struct CommitRequest {
@@ -70,7 +158,7 @@ struct CommitRequest {
   // FoundationDB's client adds a self-conflict key unless causal_write_risky is set, which
   // makes the MVCC age check apply even to transactions without read conflict ranges.
   bool selfConflict = true;
-  std::span<const KeyRange> readConflicts;
+  KeyRangesView readConflicts;
   std::span<const KeyRange> writeConflicts;
   std::span<const Mutation> mutations;
 };

@@ -49,6 +49,9 @@ EngineTransaction::EngineTransaction(std::shared_ptr<Engine> engine,
       backoffSeconds_(kInitialBackoffSeconds),
       startMicros_(engine_->clock().nowMicros()) {}
 
+// Small enough for glibc's per-thread cache (chunks up to 1032 bytes).
+static_assert(sizeof(EngineTransaction) <= 1024);
+
 EngineTransaction::~EngineTransaction() {
   // Destroying a transaction cancels it: what waits on it fails with 1025.
   if (cancelled_) cancelled_->store(true);
@@ -162,16 +165,18 @@ std::optional<Error> EngineTransaction::unwritableKeyError(std::string_view key,
 }
 
 void EngineTransaction::addReadConflict(std::string_view begin, std::string_view end) {
-  auto add = [&](KeyRange range) {
+  auto add = [&](std::string_view rangeBegin, std::string_view rangeEnd) {
     approximateSize_ +=
-        static_cast<int64_t>(range.begin.size() + range.end.size()) + kConflictRangeOverhead;
-    readConflicts_.push_back(std::move(range));
+        static_cast<int64_t>(rangeBegin.size() + rangeEnd.size()) + kConflictRangeOverhead;
+    readConflicts_.add(rangeBegin, rangeEnd);
   };
-  if (options_.readYourWritesDisabled) {
-    add(KeyRange{Bytes(begin), Bytes(end)});  // reads went to the database, all of them
+  // Reads went to the database, all of them, when read-your-writes is off, or when the
+  // writes know no key (subtractKnown would return [begin, end) as it is).
+  if (options_.readYourWritesDisabled || writes_.invisible()) {
+    if (options_.readYourWritesDisabled || begin < end) add(begin, end);
     return;
   }
-  for (KeyRange& range : writes_.subtractKnown(begin, end)) add(std::move(range));
+  for (const KeyRange& range : writes_.subtractKnown(begin, end)) add(range.begin, range.end);
 }
 
 void EngineTransaction::addWriteConflict(std::string_view begin, std::string_view end) {
@@ -523,7 +528,9 @@ Future<void> EngineTransaction::commit() {
 
   if (writes_.empty() && writeConflicts_.empty()) {  // read-only: nothing to resolve
     if (versionstamp) {
-      versionstamp->setError(Error(kNoCommitVersion, "a read-only transaction has no version"));
+      // Made once: a copy of an Error allocates nothing, a new one formats its message.
+      static const Error kNoVersion(kNoCommitVersion, "a read-only transaction has no version");
+      versionstamp->setError(kNoVersion);
     }
     for (PendingWatch& watch : watches) {
       engine_->armWatch(watch.key, std::move(watch.expected), std::move(watch.promise));

@@ -56,12 +56,21 @@ class EngineTransaction final : public TransactionBackend {
   RoundTrips roundTrips() const override { return trips_; }
 
  private:
-  // A range read's selectors resolved to keys: rows are those in [begin, end).
+  // A range read's selectors resolved to keys: rows are those in [begin, end). A bound is
+  // a view of the selector's key when the selector is "first key >= k" (the common case,
+  // no copy), else of the key resolved, kept in the storage here. Views point into the
+  // object itself: it is filled in place and never copied or moved.
   struct ResolvedRange {
-    Bytes begin;
-    Bytes end;
+    ResolvedRange() = default;
+    ResolvedRange(const ResolvedRange&) = delete;
+    ResolvedRange& operator=(const ResolvedRange&) = delete;
+
+    std::string_view begin;
+    std::string_view end;
     bool ranOffStart = false;  // FoundationDB's readToBegin / readThroughEnd
     bool ranOffEnd = false;
+    Bytes beginStorage;
+    Bytes endStorage;
   };
   struct PendingWatch {
     Bytes key;
@@ -98,10 +107,10 @@ class EngineTransaction final : public TransactionBackend {
   void addWriteConflict(std::string_view begin, std::string_view end);
   // The read conflict range of a serializable range read (spec §2.5): `firstRow` and
   // `lastRow` are the keys of the rows returned, in read order (nullptr when none).
-  void addRangeReadConflict(const KeySelector& begin, const KeySelector& end, const Bytes& beginKey,
-                            const Bytes& endKey, const std::string_view* firstRow,
-                            const std::string_view* lastRow, bool more, bool reverse,
-                            const ResolvedRange& range);
+  void addRangeReadConflict(const KeySelector& begin, const KeySelector& end,
+                            std::string_view beginKey, std::string_view endKey,
+                            const std::string_view* firstRow, const std::string_view* lastRow,
+                            bool more, bool reverse, const ResolvedRange& range);
   // engine_->commit under the fault plan: may throw 1020 or 1021 (applied or not), or their
   // resolution under automatic idempotency.
   void commitWithFaults(const CommitRequest& request);
@@ -132,10 +141,11 @@ class EngineTransaction final : public TransactionBackend {
   // readThroughEnd); leaves them alone otherwise.
   Bytes resolve(const Engine::Reader& reader, const WriteMap& writes, std::string_view key,
                 int offset, bool* ranOffStart, bool* ranOffEnd) const;
-  // A range read's two normalized selectors, resolved.
-  ResolvedRange resolveRange(const Engine::Reader& reader, const WriteMap& writes,
-                             std::string_view beginKey, int beginOffset, std::string_view endKey,
-                             int endOffset) const;
+  // A range read's two normalized selectors, resolved into `*range` (whose views may
+  // point into beginKey and endKey: they must outlive it).
+  void resolveRange(const Engine::Reader& reader, const WriteMap& writes, std::string_view beginKey,
+                    int beginOffset, std::string_view endKey, int endOffset,
+                    ResolvedRange* range) const;
   // Checks a range read's parameters (spec §3.2); returns the effective byte limit
   // (-1: none).
   int64_t validateRange(const KeySelector& begin, const KeySelector& end,
@@ -146,9 +156,10 @@ class EngineTransaction final : public TransactionBackend {
   TransactionOptions options_;
   WriteMap writes_;
   std::optional<int64_t> readVersion_;
-  // Inline room for one range each: a one-key transaction allocates nothing for them (and
-  // the object stays small enough for glibc's per-thread cache).
-  absl::InlinedVector<KeyRange, 1> readConflicts_;
+  // Read conflict ranges flat in one buffer (a range read adds one each); inline room for
+  // one write conflict range: a one-key transaction allocates nothing for it (and the
+  // object stays small enough for glibc's per-thread cache).
+  FlatKeyRanges readConflicts_;
   absl::InlinedVector<KeyRange, 1> writeConflicts_;
   int64_t approximateSize_ = 0;
   std::optional<Error> deferredError_;

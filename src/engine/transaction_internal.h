@@ -39,7 +39,13 @@ constexpr int kMappedRangeReadsYourWrites = 2039;
 constexpr int kUnsupportedOperation = 2108;
 constexpr int kSpecialKeysWriteDisabled = 2114;
 
-inline Bytes keyAfter(std::string_view key) { return Bytes(key) + '\0'; }
+// key + '\0', sized once (Bytes(key) + '\0' allocates twice for a key past the inline size).
+inline Bytes keyAfter(std::string_view key) {
+  Bytes after;
+  after.reserve(key.size() + 1);
+  after.append(key).push_back('\0');
+  return after;
+}
 
 [[noreturn]] inline void throwUnreadable(std::string_view key) {
   throw Error(kAccessedUnreadable,

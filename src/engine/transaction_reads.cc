@@ -181,30 +181,37 @@ Bytes EngineTransaction::resolve(const Engine::Reader& reader, const WriteMap& w
   return position;
 }
 
-EngineTransaction::ResolvedRange EngineTransaction::resolveRange(
-    const Engine::Reader& reader, const WriteMap& writes, std::string_view beginKey,
-    int beginOffset, std::string_view endKey, int endOffset) const {
+void EngineTransaction::resolveRange(const Engine::Reader& reader, const WriteMap& writes,
+                                     std::string_view beginKey, int beginOffset,
+                                     std::string_view endKey, int endOffset,
+                                     ResolvedRange* range) const {
   // A bound "first key >= k" selects the same rows as k itself: no need to look at (or to
-  // be able to read) what follows it.
-  ResolvedRange range;
-  range.begin = beginOffset == 1 ? Bytes(beginKey)
-                                 : resolve(reader, writes, beginKey, beginOffset,
-                                           &range.ranOffStart, &range.ranOffEnd);
-  range.end = endOffset == 1 ? Bytes(endKey)
-                             : resolve(reader, writes, endKey, endOffset, &range.ranOffStart,
-                                       &range.ranOffEnd);
+  // be able to read) what follows it, nor to copy k.
+  if (beginOffset == 1) {
+    range->begin = beginKey;
+  } else {
+    range->beginStorage =
+        resolve(reader, writes, beginKey, beginOffset, &range->ranOffStart, &range->ranOffEnd);
+    range->begin = range->beginStorage;
+  }
+  if (endOffset == 1) {
+    range->end = endKey;
+  } else {
+    range->endStorage =
+        resolve(reader, writes, endKey, endOffset, &range->ranOffStart, &range->ranOffEnd);
+    range->end = range->endStorage;
+  }
   // Selectors that resolve to an empty range say nothing about the ends of the data. (When
   // a selector did run off an end, compare the fully resolved keys, as FoundationDB does: a
   // "first key >= k" bound then stands for that key, not for k.)
-  if (range.ranOffStart || range.ranOffEnd) {
+  if (range->ranOffStart || range->ranOffEnd) {
     bool unused = false;
-    Bytes fullBegin =
-        beginOffset == 1 ? resolve(reader, writes, beginKey, 1, &unused, &unused) : range.begin;
+    Bytes fullBegin = beginOffset == 1 ? resolve(reader, writes, beginKey, 1, &unused, &unused)
+                                       : Bytes(range->begin);
     Bytes fullEnd =
-        endOffset == 1 ? resolve(reader, writes, endKey, 1, &unused, &unused) : range.end;
-    if (fullBegin >= fullEnd) range.ranOffStart = range.ranOffEnd = false;
+        endOffset == 1 ? resolve(reader, writes, endKey, 1, &unused, &unused) : Bytes(range->end);
+    if (fullBegin >= fullEnd) range->ranOffStart = range->ranOffEnd = false;
   }
-  return range;
 }
 
 // ---- Point reads and selectors ------------------------------------------------------
@@ -299,7 +306,7 @@ int64_t EngineTransaction::validateRange(const KeySelector& begin, const KeySele
 }
 
 void EngineTransaction::addRangeReadConflict(const KeySelector& begin, const KeySelector& end,
-                                             const Bytes& beginKey, const Bytes& endKey,
+                                             std::string_view beginKey, std::string_view endKey,
                                              const std::string_view* firstRow,
                                              const std::string_view* lastRow, bool more,
                                              bool reverse, const ResolvedRange& range) {
@@ -307,7 +314,8 @@ void EngineTransaction::addRangeReadConflict(const KeySelector& begin, const Key
   // between the selectors' keys; a limited read stops depending on what lies beyond its
   // last row in the direction it read; a selector that ran off an end of the data depends
   // on everything up to that end; and the span always covers the rows returned.
-  Bytes conflictBegin, conflictEnd;
+  std::string_view conflictBegin, conflictEnd;
+  Bytes afterHighestRow;  // the storage of conflictEnd when it is past the last row
   if (beginKey < endKey) {
     conflictBegin = beginKey;
     conflictEnd = endKey;
@@ -317,15 +325,16 @@ void EngineTransaction::addRangeReadConflict(const KeySelector& begin, const Key
     conflictBegin = endKey;
     conflictEnd = beginKey;
   }
-  if (range.ranOffStart && begin.offset <= 0) conflictBegin = Bytes();
+  if (range.ranOffStart && begin.offset <= 0) conflictBegin = std::string_view();
   if (range.ranOffEnd && end.offset > 0) conflictEnd = maxReadKey();
   if (firstRow != nullptr) {
     std::string_view lowestRow = reverse ? *lastRow : *firstRow;
     std::string_view highestRow = reverse ? *firstRow : *lastRow;
-    if ((reverse || begin.offset <= 0) && lowestRow < std::string_view(conflictBegin))
-      conflictBegin = Bytes(lowestRow);
-    if ((!reverse || end.offset > 0) && std::string_view(conflictEnd) <= highestRow)
-      conflictEnd = keyAfter(highestRow);
+    if ((reverse || begin.offset <= 0) && lowestRow < conflictBegin) conflictBegin = lowestRow;
+    if ((!reverse || end.offset > 0) && conflictEnd <= highestRow) {
+      afterHighestRow = keyAfter(highestRow);
+      conflictEnd = afterHighestRow;
+    }
   }
   if (conflictBegin < conflictEnd) addReadConflict(conflictBegin, conflictEnd);
 }
@@ -342,8 +351,13 @@ Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const 
     int64_t byteLimit = validateRange(begin, end, options);
     const size_t rowLimit = options.limit > 0 ? static_cast<size_t>(options.limit) : SIZE_MAX;
 
-    Bytes beginKey = begin.orEqual ? keyAfter(begin.key) : begin.key;
-    Bytes endKey = end.orEqual ? keyAfter(end.key) : end.key;
+    // The selectors' keys normalized (orEqual folded in): views of them, copied only when
+    // orEqual makes a new key.
+    Bytes beginAfter, endAfter;
+    const std::string_view beginKey =
+        begin.orEqual ? std::string_view(beginAfter = keyAfter(begin.key)) : begin.key;
+    const std::string_view endKey =
+        end.orEqual ? std::string_view(endAfter = keyAfter(end.key)) : end.key;
     // An inverted range is empty, not an error, and reads nothing.
     if (begin.offset >= end.offset && beginKey >= endKey) return result;
 
@@ -352,9 +366,9 @@ Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const 
     ResolvedRange range;
     {
       Engine::Reader reader = readAt(RoundTripKind::kRangeRead);
-      range = resolveRange(reader, writes, beginKey, begin.offset, endKey, end.offset);
-      const Bytes& resolvedBegin = range.begin;
-      const Bytes& resolvedEnd = range.end;
+      resolveRange(reader, writes, beginKey, begin.offset, endKey, end.offset, &range);
+      const std::string_view resolvedBegin = range.begin;
+      const std::string_view resolvedEnd = range.end;
       int64_t bytes = 0;
       RangeRowsBuilder& rows = rangeRowsScratch();
       auto take = [&](std::string_view key, std::string_view value) {
@@ -364,15 +378,14 @@ Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const 
       };
       if (writes.invisible()) {
         // Nothing of this transaction's own shows: one pass over the store.
-        std::string_view endBound =
-            std::min(std::string_view(resolvedEnd), std::string_view(maxReadKey()));
+        std::string_view endBound = std::min(resolvedEnd, std::string_view(maxReadKey()));
         reader.scan(resolvedBegin, endBound, options.reverse,
                     [&](std::string_view key, std::string_view value) {
                       take(key, value);
                       return !limited;
                     });
       } else if (!options.reverse) {
-        Bytes position = resolvedBegin;
+        Bytes position(resolvedBegin);
         while (!limited && resolvedBegin < resolvedEnd) {
           std::optional<KeyValue> row = nextVisible(reader, writes, position, resolvedEnd);
           if (!row) break;
@@ -380,7 +393,7 @@ Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const 
           position = keyAfter(row->key);
         }
       } else {
-        Bytes position = resolvedEnd;
+        Bytes position(resolvedEnd);
         while (!limited && resolvedBegin < resolvedEnd) {
           std::optional<KeyValue> row = previousVisible(reader, writes, position, resolvedBegin);
           if (!row) break;
@@ -422,8 +435,11 @@ Future<MappedRangeResult> EngineTransaction::getMappedRange(const KeySelector& b
     const size_t rowLimit = options.limit > 0 ? static_cast<size_t>(options.limit) : SIZE_MAX;
 
     MappedRangeResult result;
-    Bytes beginKey = begin.orEqual ? keyAfter(begin.key) : begin.key;
-    Bytes endKey = end.orEqual ? keyAfter(end.key) : end.key;
+    Bytes beginAfter, endAfter;
+    const std::string_view beginKey =
+        begin.orEqual ? std::string_view(beginAfter = keyAfter(begin.key)) : begin.key;
+    const std::string_view endKey =
+        end.orEqual ? std::string_view(endAfter = keyAfter(end.key)) : end.key;
     if (begin.offset >= end.offset && beginKey >= endKey) return result;
 
     // It does not read this transaction's writes: anything they touched is an error.
@@ -452,9 +468,9 @@ Future<MappedRangeResult> EngineTransaction::getMappedRange(const KeySelector& b
     {
       // One engine operation: the index scan and every secondary read at one version.
       Engine::Reader reader = readAt(RoundTripKind::kMappedRangeRead);
-      range = resolveRange(reader, kNoWrites, beginKey, begin.offset, endKey, end.offset);
-      const Bytes& resolvedBegin = range.begin;
-      const Bytes& resolvedEnd = range.end;
+      resolveRange(reader, kNoWrites, beginKey, begin.offset, endKey, end.offset, &range);
+      const std::string_view resolvedBegin = range.begin;
+      const std::string_view resolvedEnd = range.end;
       failIfWritten(std::min(beginKey, resolvedBegin), std::max(endKey, resolvedEnd));
       // The index prefetch gets a fifth of the byte budget (spec §5.1).
       int64_t prefetchBytes = byteLimit < 0 ? -1 : std::max<int64_t>(1, byteLimit / 5);

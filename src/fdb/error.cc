@@ -77,6 +77,13 @@ bool isRetryable(int code) { return isMaybeCommitted(code) || isRetryableNotComm
 Error::Error(int code) : Error(code, std::string()) {}
 
 Error::Error(int code, std::string detail)
-    : std::runtime_error(formatMessage(code, detail)), code_(code), detail_(std::move(detail)) {}
+    : std::runtime_error(formatMessage(code, detail)),
+      code_(code),
+      detail_(detail.empty() ? nullptr : std::make_shared<const std::string>(std::move(detail))) {}
+
+const std::string& Error::detail() const noexcept {
+  static const std::string kNoDetail;
+  return detail_ ? *detail_ : kNoDetail;
+}
 
 }  // namespace fdb

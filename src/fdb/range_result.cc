@@ -1,4 +1,5 @@
 // The one-block storage of range results (ResultRows) and its builders.
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <type_traits>
@@ -134,8 +135,22 @@ RangeRows RangeRowsBuilder::build() {
 // ---- MappedRangeRowsBuilder ---------------------------------------------------------
 
 MappedRangeRowsBuilder::Span MappedRangeRowsBuilder::copy(std::string_view bytes) {
-  Span span{bytes_.size(), bytes.size()};
-  bytes_.insert(bytes_.end(), bytes.begin(), bytes.end());
+  Span span{byteCount_, bytes.size()};
+  if (bytes.empty()) return span;
+  Chunk* chunk = current_ < chunks_.size() ? &chunks_[current_] : nullptr;
+  if (chunk == nullptr || chunk->capacity - chunk->used < bytes.size()) {
+    // The next chunk: a spare one if it is large enough, else a new one.
+    if (chunk != nullptr && chunk->used > 0) ++current_;
+    if (current_ == chunks_.size()) chunks_.emplace_back();
+    chunk = &chunks_[current_];
+    if (chunk->capacity < bytes.size()) {
+      chunk->capacity = std::max(bytes.size(), kChunkBytes);
+      chunk->data.reset(new char[chunk->capacity]);
+    }
+  }
+  std::memcpy(chunk->data.get() + chunk->used, bytes.data(), bytes.size());
+  chunk->used += bytes.size();
+  byteCount_ += bytes.size();
   return span;
 }
 
@@ -151,7 +166,16 @@ void MappedRangeRowsBuilder::addRangeRow(std::string_view key, std::string_view 
 }
 
 void MappedRangeRowsBuilder::clear() {
-  clearKeepingUpTo(bytes_, RangeRowsBuilder::kRetainedBytes);
+  // Keeps the first chunks up to kRetainedBytes, emptied.
+  size_t kept = 0, retained = 0;
+  while (kept < chunks_.size() &&
+         retained + chunks_[kept].capacity <= RangeRowsBuilder::kRetainedBytes) {
+    retained += chunks_[kept].capacity;
+    chunks_[kept++].used = 0;
+  }
+  chunks_.resize(kept);
+  current_ = 0;
+  byteCount_ = 0;
   clearKeepingUpTo(entries_, RangeRowsBuilder::kRetainedBytes);
   clearKeepingUpTo(rangeRows_, RangeRowsBuilder::kRetainedBytes);
 }
@@ -159,9 +183,13 @@ void MappedRangeRowsBuilder::clear() {
 MappedRangeRows MappedRangeRowsBuilder::build() {
   MappedRangeRows built;
   if (!entries_.empty()) {
-    built = MappedRangeRows(entries_.size(), rangeRows_.size(), bytes_.size());
+    built = MappedRangeRows(entries_.size(), rangeRows_.size(), byteCount_);
     char* bytes = built.byteStorage();
-    copyBytes(bytes, bytes_.data(), bytes_.size());
+    char* next = bytes;
+    for (const Chunk& chunk : chunks_) {
+      copyBytes(next, chunk.data.get(), chunk.used);
+      next += chunk.used;
+    }
     auto view = [&](Span span) { return std::string_view(bytes + span.offset, span.size); };
     KeyValueRef* refs = built.refStorage();
     for (size_t i = 0; i < rangeRows_.size(); ++i) {

@@ -5,6 +5,14 @@
 namespace fdb {
 namespace {
 
+// key + '\0', sized once.
+Bytes keyAfter(std::string_view key) {
+  Bytes after;
+  after.reserve(key.size() + 1);
+  after.append(key).push_back('\0');
+  return after;
+}
+
 KeySelector beginOf(const KeyRange& range) { return KeySelector::firstGreaterOrEqual(range.begin); }
 KeySelector endOf(const KeyRange& range) { return KeySelector::firstGreaterOrEqual(range.end); }
 
@@ -98,13 +106,13 @@ void Transaction::addReadConflictRange(std::string_view begin, std::string_view 
   backend_->addConflictRange(begin, end, ConflictRangeType::kRead);
 }
 void Transaction::addReadConflictKey(std::string_view key) {
-  backend_->addConflictRange(key, Bytes(key) + '\0', ConflictRangeType::kRead);
+  backend_->addConflictRange(key, keyAfter(key), ConflictRangeType::kRead);
 }
 void Transaction::addWriteConflictRange(std::string_view begin, std::string_view end) {
   backend_->addConflictRange(begin, end, ConflictRangeType::kWrite);
 }
 void Transaction::addWriteConflictKey(std::string_view key) {
-  backend_->addConflictRange(key, Bytes(key) + '\0', ConflictRangeType::kWrite);
+  backend_->addConflictRange(key, keyAfter(key), ConflictRangeType::kWrite);
 }
 
 Future<MappedRangeResult> Transaction::getMappedRange(const KeySelector& begin,
