@@ -54,7 +54,8 @@ class Mapper {
 std::optional<Tuple> parseServerTuple(std::string_view packed);
 
 // The same check without decoding: the packed bytes of each element of `packed` into
-// `elements` (replacing its contents); false when the server parser would refuse it.
+// `elements` (replacing its contents; views into `packed`, valid while it is); false when
+// the server parser would refuse it.
 using PackedElements = absl::InlinedVector<std::string_view, 16>;
 bool splitServerTuple(std::string_view packed, PackedElements& elements);
 

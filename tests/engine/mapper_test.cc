@@ -44,8 +44,9 @@ TEST(Mapper, BuildsFromTheEntrysElementsAsPackingThemWould) {
 }
 
 TEST(Mapper, SplitsOnlyTuplesTheServerParses) {
-  PackedElements elements;
-  ASSERT_TRUE(splitServerTuple(Tuple{"ab", 1, nullptr}.pack(), elements));
+  PackedElements elements;  // views into the packed bytes, which must outlive them
+  const Bytes packed = Tuple{"ab", 1, nullptr}.pack();
+  ASSERT_TRUE(splitServerTuple(packed, elements));
   ASSERT_EQ(elements.size(), 3u);
   EXPECT_EQ(elements[0], std::string("\x02"
                                      "ab\x00",
