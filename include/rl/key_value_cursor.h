@@ -37,6 +37,7 @@
 #include "fdb/key_selector.h"
 #include "fdb/subspace.h"
 #include "fdb/types.h"
+#include "rl/batched_range_reader.h"
 #include "rl/cursor.h"
 #include "rl/cursor_limit_manager.h"
 #include "rl/execute_properties.h"
@@ -93,36 +94,30 @@ class KeyValueCursor : public RecordCursor<fdb::KeyValueRef> {
   // The byte range read, after endpoints and continuation (before skip).
   const fdb::KeyRange& byteRange() const { return byteRange_; }
   // Range reads issued so far (the first one is issued at construction).
-  int batchesRequested() const { return batchesRequested_; }
+  int batchesRequested() const { return rows_->batchesRequested(); }
   // The batch the last value's views point into. Holding it keeps those views valid after
   // the cursor moves on (values without it are valid until the next call to next()).
-  const std::shared_ptr<const fdb::RangeResult>& currentBatch() const { return batch_; }
+  const std::shared_ptr<const fdb::RangeResult>& currentBatch() const { return rows_->batch(); }
 
  private:
-  void requestBatch();
-  // The next row of the current or next batch, or nullptr when the reads are done.
-  const fdb::KeyValueRef* nextRow();
+  // Issues the cursor's range reads (serializable or snapshot).
+  struct RangeSource {
+    RecordContext* context;
+    bool snapshot;
+    fdb::Future<fdb::RangeResult> read(const fdb::KeySelector& begin, const fdb::KeySelector& end,
+                                       const fdb::RangeOptions& options) const;
+  };
+
   Continuation continuationHere() const;
 
   RecordContext* context_;
   ContinuationFormat format_;
   size_t prefixLength_ = 0;
   fdb::KeyRange byteRange_;
-  bool reverse_ = false;
-  bool snapshot_ = false;
-  fdb::StreamingMode mode_ = fdb::StreamingMode::kIterator;
-  int rowLimit_ = 0;       // 0: none
-  int rowsLeftToAsk_ = 0;  // with a row limit: rows the remaining reads may return
+  int rowLimit_ = 0;  // 0: none
   int valuesSeen_ = 0;
-  fdb::KeySelector begin_;
-  fdb::KeySelector end_;
-  int iteration_ = 1;
-  int batchesRequested_ = 0;
   CursorLimitManager limits_;
-
-  std::optional<fdb::Future<fdb::RangeResult>> pending_;
-  std::shared_ptr<const fdb::RangeResult> batch_;
-  size_t batchIndex_ = 0;
+  std::optional<BatchedRangeReader<fdb::RangeResult, RangeSource>> rows_;
 
   // The last key's suffix after the prefix (or the resumed-from one); nullopt at the start.
   std::optional<fdb::Bytes> lastSuffix_;

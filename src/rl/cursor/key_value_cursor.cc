@@ -71,55 +71,22 @@ KeyValueCursor::KeyValueCursor(RecordContext& context, const fdb::Subspace& subs
                                const KeyEndpoints& endpoints, const ScanProperties& properties,
                                const std::optional<fdb::Bytes>& continuation,
                                ContinuationFormat format)
-    : context_(&context),
-      format_(format),
-      reverse_(properties.reverse),
-      snapshot_(properties.execute.isolation == IsolationLevel::kSnapshot),
-      limits_(context.createTime(), properties.execute) {
+    : context_(&context), format_(format), limits_(context.createTime(), properties.execute) {
   KeyValueScanBounds bounds = KeyValueScanBounds::of(subspace, endpoints, properties, continuation);
   prefixLength_ = bounds.prefixLength;
   byteRange_ = std::move(bounds.byteRange);
-  begin_ = std::move(bounds.begin);
-  end_ = std::move(bounds.end);
   lastSuffix_ = std::move(bounds.resumedSuffix);
   rowLimit_ = properties.execute.normalizedRowLimit();
-  rowsLeftToAsk_ = rowLimit_;
-  mode_ = toFdbStreamingMode(properties.streamingMode, rowLimit_);
-  requestBatch();
+  rows_.emplace(RangeSource{&context, properties.execute.isolation == IsolationLevel::kSnapshot},
+                std::move(bounds.begin), std::move(bounds.end), rowLimit_,
+                toFdbStreamingMode(properties.streamingMode, rowLimit_), properties.reverse);
 }
 
-void KeyValueCursor::requestBatch() {
-  fdb::RangeOptions options;
-  options.limit = rowLimit_ == 0 ? 0 : rowsLeftToAsk_;
-  options.mode = mode_;
-  options.iteration = iteration_++;
-  options.reverse = reverse_;
-  fdb::Transaction& tr = context_->transaction();
-  pending_ = snapshot_ ? tr.snapshot().getRange(begin_, end_, options)
-                       : tr.getRange(begin_, end_, options);
-  ++batchesRequested_;
-}
-
-const fdb::KeyValueRef* KeyValueCursor::nextRow() {
-  while (true) {
-    if (batch_ && batchIndex_ < batch_->rows.size()) return &batch_->rows[batchIndex_++];
-    if (!pending_) return nullptr;
-    batch_ = std::make_shared<const fdb::RangeResult>(std::move(*pending_).get());
-    pending_.reset();
-    batchIndex_ = 0;
-    const fdb::RangeResult& batch = *batch_;
-    if (rowLimit_ != 0) rowsLeftToAsk_ -= static_cast<int>(batch.rows.size());
-    if (batch.more && !batch.rows.empty() && (rowLimit_ == 0 || rowsLeftToAsk_ > 0)) {
-      // Ask for the next batch now, so that it arrives while this one is consumed.
-      const fdb::Bytes lastKey(batch.rows.back().key);
-      if (reverse_) {
-        end_ = fdb::KeySelector::firstGreaterOrEqual(lastKey);
-      } else {
-        begin_ = fdb::KeySelector::firstGreaterThan(lastKey);
-      }
-      requestBatch();
-    }
-  }
+fdb::Future<fdb::RangeResult> KeyValueCursor::RangeSource::read(
+    const fdb::KeySelector& begin, const fdb::KeySelector& end,
+    const fdb::RangeOptions& options) const {
+  fdb::Transaction& tr = context->transaction();
+  return snapshot ? tr.snapshot().getRange(begin, end, options) : tr.getRange(begin, end, options);
 }
 
 Continuation KeyValueCursor::continuationHere() const {
@@ -134,7 +101,7 @@ CursorResult<fdb::KeyValueRef> KeyValueCursor::next() {
         CursorResult<fdb::KeyValueRef>::withoutValue(*limits_.stoppedReason(), continuationHere());
     return *stopped_;
   }
-  const fdb::KeyValueRef* row = nextRow();
+  const fdb::KeyValueRef* row = rows_->next();
   if (row != nullptr) {
     limits_.reportScannedBytes(static_cast<int64_t>(row->key.size() + row->value.size()));
     ++valuesSeen_;

@@ -167,23 +167,18 @@ class RemoteFetchCursor : public RecordCursor<IndexedRawRecord> {
   RemoteFetchCursor(RecordContext& context, const IndexScanSpec& spec, const TupleRange& range,
                     const ScanProperties& properties, const std::optional<fdb::Bytes>& continuation,
                     fdb::Bytes mapper, IndexOrphanBehavior orphans)
-      : context_(&context),
-        spec_(spec),
-        mapper_(std::move(mapper)),
+      : spec_(spec),
         orphans_(orphans),
-        reverse_(properties.reverse),
         limits_(context.createTime(), properties.execute),
         unsplitter_(spec.recordsSubspace.key().size(), 0) {
     KeyValueScanBounds bounds = KeyValueScanBounds::of(
         spec.indexSubspace, KeyEndpoints::of(spec.indexSubspace, range), properties, continuation);
     prefixLength_ = bounds.prefixLength;
-    begin_ = std::move(bounds.begin);
-    end_ = std::move(bounds.end);
     lastSuffix_ = std::move(bounds.resumedSuffix);
     rowLimit_ = properties.execute.normalizedRowLimit();
-    rowsLeftToAsk_ = rowLimit_;
-    mode_ = toFdbStreamingMode(properties.streamingMode, rowLimit_);
-    requestBatch();
+    entries_.emplace(MappedSource{&context, std::move(mapper)}, std::move(bounds.begin),
+                     std::move(bounds.end), rowLimit_,
+                     toFdbStreamingMode(properties.streamingMode, rowLimit_), properties.reverse);
   }
 
   CursorResult<IndexedRawRecord> next() override {
@@ -192,7 +187,7 @@ class RemoteFetchCursor : public RecordCursor<IndexedRawRecord> {
       if (!limits_.tryRecordScan()) {
         return stop(*limits_.stoppedReason());
       }
-      const fdb::MappedKeyValue* mapped = nextEntry();
+      const fdb::MappedKeyValue* mapped = entries_->next();
       if (mapped == nullptr) {
         return stop(rowLimit_ != 0 && valuesSeen_ >= rowLimit_ ? NoNextReason::kReturnLimitReached
                                                                : NoNextReason::kSourceExhausted);
@@ -202,8 +197,8 @@ class RemoteFetchCursor : public RecordCursor<IndexedRawRecord> {
       if (!lastSuffix_) lastSuffix_.emplace();
       lastSuffix_->assign(mapped->key.substr(std::min(prefixLength_, mapped->key.size())));
 
-      RawIndexEntry entry(batch_, mapped->key, mapped->value, spec_.indexSubspace.key().size(),
-                          spec_.entryPrimaryKeyPositions);
+      RawIndexEntry entry(entries_->batch(), mapped->key, mapped->value,
+                          spec_.indexSubspace.key().size(), spec_.entryPrimaryKeyPositions);
       std::optional<RawRecord> record = reconstruct(entry, mapped->rangeRows);
       if (!record) {
         if (orphans_ == IndexOrphanBehavior::kError) throwOrphan(entry, "a prefetched");
@@ -230,37 +225,6 @@ class RemoteFetchCursor : public RecordCursor<IndexedRawRecord> {
     return *stopped_;
   }
 
-  void requestBatch() {
-    fdb::RangeOptions options;
-    options.limit = rowLimit_ == 0 ? 0 : rowsLeftToAsk_;
-    options.mode = mode_;
-    options.iteration = iteration_++;
-    options.reverse = reverse_;
-    pending_ = context_->transaction().getMappedRange(begin_, end_, mapper_, options);
-  }
-
-  const fdb::MappedKeyValue* nextEntry() {
-    while (true) {
-      if (batch_ && batchIndex_ < batch_->rows.size()) return &batch_->rows[batchIndex_++];
-      if (!pending_) return nullptr;
-      batch_ = std::make_shared<const fdb::MappedRangeResult>(std::move(*pending_).get());
-      pending_.reset();
-      batchIndex_ = 0;
-      const fdb::MappedRangeResult& batch = *batch_;
-      if (rowLimit_ != 0) rowsLeftToAsk_ -= static_cast<int>(batch.rows.size());
-      if (batch.more && !batch.rows.empty() && (rowLimit_ == 0 || rowsLeftToAsk_ > 0)) {
-        // Ask for the next batch now, so that it arrives while this one is consumed.
-        const std::string_view lastKey = batch.rows.back().key;
-        if (reverse_) {
-          end_ = fdb::KeySelector::firstGreaterOrEqual(lastKey);
-        } else {
-          begin_ = fdb::KeySelector::firstGreaterThan(lastKey);
-        }
-        requestBatch();
-      }
-    }
-  }
-
   // The record from the key-values the mapper read for `entry` (nullopt: none).
   std::optional<RawRecord> reconstruct(const RawIndexEntry& entry, const fdb::KeyValueRefs& rows) {
     if (rows.empty()) return std::nullopt;
@@ -279,24 +243,24 @@ class RemoteFetchCursor : public RecordCursor<IndexedRawRecord> {
     return unsplitter_.finish(fdb::Tuple::unpack(primaryKey_));
   }
 
-  RecordContext* context_;
+  // Issues the mapped range reads (always serializable: FoundationDB refuses snapshot ones).
+  struct MappedSource {
+    RecordContext* context;
+    fdb::Bytes mapper;
+    fdb::Future<fdb::MappedRangeResult> read(const fdb::KeySelector& begin,
+                                             const fdb::KeySelector& end,
+                                             const fdb::RangeOptions& options) const {
+      return context->transaction().getMappedRange(begin, end, mapper, options);
+    }
+  };
+
   const IndexScanSpec spec_;
-  fdb::Bytes mapper_;
   IndexOrphanBehavior orphans_;
-  bool reverse_;
   CursorLimitManager limits_;
   size_t prefixLength_ = 0;
-  fdb::KeySelector begin_;
-  fdb::KeySelector end_;
   int rowLimit_ = 0;
-  int rowsLeftToAsk_ = 0;
   int valuesSeen_ = 0;
-  int iteration_ = 1;
-  fdb::StreamingMode mode_ = fdb::StreamingMode::kIterator;
-
-  std::optional<fdb::Future<fdb::MappedRangeResult>> pending_;
-  std::shared_ptr<const fdb::MappedRangeResult> batch_;
-  size_t batchIndex_ = 0;
+  std::optional<BatchedRangeReader<fdb::MappedRangeResult, MappedSource>> entries_;
   SingleRecordUnsplitter unsplitter_;
   fdb::Bytes primaryKey_;
 
