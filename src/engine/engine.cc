@@ -202,18 +202,7 @@ void Engine::apply(const Mutation& mutation, int64_t version) {
   }
 }
 
-int64_t Engine::commit(const CommitRequest& request) {
-  if (durable_) return commitDurable(request);
-  std::unique_lock lock(commitMutex_);
-  // Announce before picking the version (see getReadVersion); withdrawn on every exit.
-  commitInFlight_.store(wallVersion());
-  struct Withdraw {  // on a failure; destroyed before `lock`
-    std::atomic<int64_t>* inFlight;
-    ~Withdraw() {
-      if (inFlight != nullptr) inFlight->store(INT64_MAX);
-    }
-  } withdraw{&commitInFlight_};
-  int64_t version = std::max({minNextCommit_.load(), latestCommitted_.load() + 1, wallVersion()});
+void Engine::resolveLocked(const CommitRequest& request, int64_t version) {
   // The age rule applies to transactions with read conflict ranges, the client's
   // self-conflict key included (spec §2.6 step 4).
   bool hasReadConflicts = request.selfConflict || !request.readConflicts.empty();
@@ -230,6 +219,21 @@ int64_t Engine::commit(const CommitRequest& request) {
                               request.readVersion, printable(range.begin), printable(range.end)));
     }
   }
+}
+
+int64_t Engine::commit(const CommitRequest& request) {
+  if (durable_) return commitDurable(request);
+  std::unique_lock lock(commitMutex_);
+  // Announce before picking the version (see getReadVersion); withdrawn on every exit.
+  commitInFlight_.store(wallVersion());
+  struct Withdraw {  // on a failure; destroyed before `lock`
+    std::atomic<int64_t>* inFlight;
+    ~Withdraw() {
+      if (inFlight != nullptr) inFlight->store(INT64_MAX);
+    }
+  } withdraw{&commitInFlight_};
+  int64_t version = std::max({minNextCommit_.load(), latestCommitted_.load() + 1, wallVersion()});
+  resolveLocked(request, version);
   for (size_t i = 0; i < request.mutations.size(); ++i) {
     apply(request.mutations[i], version);
     if (applyHook_) applyHook_(i);
@@ -438,20 +442,7 @@ int64_t Engine::commitDurable(const CommitRequest& request) {
     }
   } withdraw{this};
   int64_t version = std::max({minNextCommit_.load(), lastApplied_ + 1, wallVersion()});
-  bool hasReadConflicts = request.selfConflict || !request.readConflicts.empty();
-  if (hasReadConflicts && request.readVersion < version - kMvccWindowVersions) {
-    throw Error(errors::kTransactionTooOld,
-                fmt::format("read version {} is more than {} versions older than commit version {}",
-                            request.readVersion, kMvccWindowVersions, version));
-  }
-  for (KeyRangeView range : request.readConflicts) {
-    if (history_.conflicts(range.begin, range.end, request.readVersion)) {
-      ++conflicts_;
-      throw Error(errors::kNotCommitted,
-                  fmt::format("a write committed after read version {} intersects [{}, {})",
-                              request.readVersion, printable(range.begin), printable(range.end)));
-    }
-  }
+  resolveLocked(request, version);
   LogRecord record;
   try {
     for (size_t i = 0; i < request.mutations.size(); ++i) {

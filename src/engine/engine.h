@@ -286,6 +286,10 @@ class Engine {
   // REQUIRES: commitMutex_ held.
   void apply(const Mutation& mutation, int64_t version);
   void collectGarbageLocked(int64_t version);
+  // The resolver, for both commit paths: throws 1007 when the read version is more than the
+  // MVCC window older than `version`, 1020 when a read conflict range meets a later write.
+  // REQUIRES: commitMutex_ held.
+  void resolveLocked(const CommitRequest& request, int64_t version);
   // The value of `key` at `version` as the writer sees it (memory, then the base).
   std::optional<Bytes> valueAt(std::string_view key, int64_t version) const;
 
