@@ -42,4 +42,25 @@ struct KeySelector {
   friend bool operator==(const KeySelector&, const KeySelector&) = default;
 };
 
+// A selector seen in place: the form the read calls take, so a caller can name a selector
+// by bytes it owns elsewhere (a KeySelector converts to one). The key is read during the
+// call only: it need not outlive it.
+struct KeySelectorRef {
+  std::string_view key;
+  bool orEqual = false;
+  int offset = 1;
+
+  KeySelectorRef() = default;
+  KeySelectorRef(std::string_view key, bool orEqual, int offset)
+      : key(key), orEqual(orEqual), offset(offset) {}
+  KeySelectorRef(const KeySelector& selector)  // NOLINT(google-explicit-constructor)
+      : key(selector.key), orEqual(selector.orEqual), offset(selector.offset) {}
+
+  static KeySelectorRef firstGreaterOrEqual(std::string_view key) { return {key, false, 1}; }
+  static KeySelectorRef firstGreaterThan(std::string_view key) { return {key, true, 1}; }
+
+  // An owned copy.
+  KeySelector owned() const { return KeySelector{Bytes(key), orEqual, offset}; }
+};
+
 }  // namespace fdb

@@ -45,14 +45,14 @@ class Transaction;
 class SnapshotReads {
  public:
   Future<std::optional<Bytes>> get(std::string_view key) const;
-  Future<Bytes> getKey(const KeySelector& selector) const;
-  Future<RangeResult> getRange(const KeySelector& begin, const KeySelector& end,
+  Future<Bytes> getKey(KeySelectorRef selector) const;
+  Future<RangeResult> getRange(KeySelectorRef begin, KeySelectorRef end,
                                const RangeOptions& options = {}) const;
   Future<RangeResult> getRange(const KeyRange& range, const RangeOptions& options = {}) const;
   std::vector<KeyValue> getRangeAll(const KeyRange& range, int limit = 0,
                                     bool reverse = false) const;
   // Fails with unsupported_operation (2108): mapped reads are serializable only.
-  Future<MappedRangeResult> getMappedRange(const KeySelector& begin, const KeySelector& end,
+  Future<MappedRangeResult> getMappedRange(KeySelectorRef begin, KeySelectorRef end,
                                            std::string_view mapper,
                                            const RangeOptions& options = {}) const;
 
@@ -76,9 +76,9 @@ class Transaction {
 
   // Serializable reads (they add read conflict ranges).
   Future<std::optional<Bytes>> get(std::string_view key);
-  Future<Bytes> getKey(const KeySelector& selector);
+  Future<Bytes> getKey(KeySelectorRef selector);
   // One batch of the rows in [begin, end), resolved selectors, honouring limits and mode.
-  Future<RangeResult> getRange(const KeySelector& begin, const KeySelector& end,
+  Future<RangeResult> getRange(KeySelectorRef begin, KeySelectorRef end,
                                const RangeOptions& options = {});
   // [range.begin, range.end) as firstGreaterOrEqual selectors.
   Future<RangeResult> getRange(const KeyRange& range, const RangeOptions& options = {});
@@ -90,7 +90,7 @@ class Transaction {
   // tuple whose elements are literals, "{K[i]}" / "{V[i]}" (element i of the entry's key /
   // value) and a final "{...}" (the range of every key the other elements prefix).
   // Fails with 2039 when the entries or the ranges touch this transaction's own writes.
-  Future<MappedRangeResult> getMappedRange(const KeySelector& begin, const KeySelector& end,
+  Future<MappedRangeResult> getMappedRange(KeySelectorRef begin, KeySelectorRef end,
                                            std::string_view mapper,
                                            const RangeOptions& options = {});
 

@@ -35,8 +35,9 @@ const uint8_t* bytesOf(std::string_view bytes) {
   return reinterpret_cast<const uint8_t*>(bytes.data());
 }
 
-fdb::KeySelector selector(const uint8_t* key, int length, fdb_bool_t orEqual, int offset) {
-  return fdb::KeySelector{Bytes(view(key, length)), orEqual != 0, offset};
+// A view of the caller's key: the read copies what it keeps during the call.
+fdb::KeySelectorRef selector(const uint8_t* key, int length, fdb_bool_t orEqual, int offset) {
+  return fdb::KeySelectorRef{view(key, length), orEqual != 0, offset};
 }
 
 fdb::RangeOptions rangeOptions(int limit, int targetBytes, FDBStreamingMode mode, int iteration,
@@ -179,7 +180,7 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_key(FDBTransaction* tr, uint8_t const
                                                int key_name_length, fdb_bool_t or_equal, int offset,
                                                fdb_bool_t snapshot) {
   return guarded(tr, [&](fdb::Transaction& t) {
-    fdb::KeySelector s = selector(key_name, key_name_length, or_equal, offset);
+    fdb::KeySelectorRef s = selector(key_name, key_name_length, or_equal, offset);
     auto future = snapshot ? t.snapshot().getKey(s) : t.getKey(s);
     return wrap(tr, std::move(future), [](Bytes key) { return Result(KeyResult{std::move(key)}); });
   });
@@ -200,9 +201,9 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_range(
     int end_key_name_length, fdb_bool_t end_or_equal, int end_offset, int limit, int target_bytes,
     FDBStreamingMode mode, int iteration, fdb_bool_t snapshot, fdb_bool_t reverse) {
   return guarded(tr, [&](fdb::Transaction& t) {
-    fdb::KeySelector begin =
+    fdb::KeySelectorRef begin =
         selector(begin_key_name, begin_key_name_length, begin_or_equal, begin_offset);
-    fdb::KeySelector end = selector(end_key_name, end_key_name_length, end_or_equal, end_offset);
+    fdb::KeySelectorRef end = selector(end_key_name, end_key_name_length, end_or_equal, end_offset);
     fdb::RangeOptions options = rangeOptions(limit, target_bytes, mode, iteration, reverse);
     auto future =
         snapshot ? t.snapshot().getRange(begin, end, options) : t.getRange(begin, end, options);
@@ -217,9 +218,9 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_mapped_range(
     int mapper_name_length, int limit, int target_bytes, FDBStreamingMode mode, int iteration,
     fdb_bool_t snapshot, fdb_bool_t reverse) {
   return guarded(tr, [&](fdb::Transaction& t) {
-    fdb::KeySelector begin =
+    fdb::KeySelectorRef begin =
         selector(begin_key_name, begin_key_name_length, begin_or_equal, begin_offset);
-    fdb::KeySelector end = selector(end_key_name, end_key_name_length, end_or_equal, end_offset);
+    fdb::KeySelectorRef end = selector(end_key_name, end_key_name_length, end_or_equal, end_offset);
     fdb::RangeOptions options = rangeOptions(limit, target_bytes, mode, iteration, reverse);
     std::string_view mapper = view(mapper_name, mapper_name_length);
     auto future = snapshot ? t.snapshot().getMappedRange(begin, end, mapper, options)

@@ -242,7 +242,7 @@ int64_t Engine::commit(const CommitRequest& request) {
   if (!watches_.empty()) {
     for (const Mutation& mutation : request.mutations) checkWatches(mutation, version, &fired);
   }
-  for (const KeyRange& range : request.writeConflicts) {
+  for (KeyRangeView range : request.writeConflicts) {
     history_.add(range.begin, range.end, version);
   }
   // Published before the announcement is withdrawn: a reader sees one or the other.
@@ -462,7 +462,7 @@ int64_t Engine::commitDurable(const CommitRequest& request) {
     for (const Mutation& mutation : request.mutations) checkWatches(mutation, version, &fired);
   }
   for (WeakPromise<void>& promise : fired) unpublishedWatches_.emplace_back(version, promise);
-  for (const KeyRange& range : request.writeConflicts) {
+  for (KeyRangeView range : request.writeConflicts) {
     history_.add(range.begin, range.end, version);
   }
   lastApplied_ = version;

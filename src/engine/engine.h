@@ -40,6 +40,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "engine/conflict_history.h"
 #include "engine/durable_store.h"
 #include "engine/fault_injector.h"
@@ -70,62 +71,79 @@ struct KeyRangeView {
   std::string_view end;
 };
 
-// Key ranges kept compactly: the first as a KeyRange (short keys stay inline: a one-range
-// transaction allocates nothing), the others flat, every begin and end one after another in
-// one buffer (a few allocations in all, not two a range).
+// Key ranges kept compactly: every begin and end one after another in one buffer, the first
+// `InlineBytes` bytes and `InlineRanges` ranges inside the object, so a transaction with a
+// few short conflict ranges allocates nothing for them.
+template <size_t InlineBytes, size_t InlineRanges>
 class FlatKeyRanges {
  public:
   void add(std::string_view begin, std::string_view end) {
-    if (!hasFirst_) {
-      first_.begin.assign(begin);
-      first_.end.assign(end);
-      hasFirst_ = true;
-      return;
-    }
-    rest_.push_back(Range{bytes_.size(), begin.size(), end.size()});
-    bytes_.append(begin).append(end);
+    ranges_.push_back(Range{offsetForMore(begin.size() + end.size()),
+                            static_cast<uint32_t>(begin.size()),
+                            static_cast<uint32_t>(end.size())});
+    bytes_.insert(bytes_.end(), begin.begin(), begin.end());
+    bytes_.insert(bytes_.end(), end.begin(), end.end());
   }
-  size_t size() const { return hasFirst_ ? 1 + rest_.size() : 0; }
-  bool empty() const { return !hasFirst_; }
+  // The range [key, key + '\0'), written without a temporary for the key after.
+  void addKey(std::string_view key) {
+    ranges_.push_back(Range{offsetForMore(2 * key.size() + 1), static_cast<uint32_t>(key.size()),
+                            static_cast<uint32_t>(key.size() + 1)});
+    bytes_.insert(bytes_.end(), key.begin(), key.end());
+    bytes_.insert(bytes_.end(), key.begin(), key.end());
+    bytes_.push_back('\0');
+  }
+  size_t size() const { return ranges_.size(); }
+  bool empty() const { return ranges_.empty(); }
   KeyRangeView operator[](size_t i) const {
-    if (i == 0) return KeyRangeView{first_.begin, first_.end};
-    const Range& range = rest_[i - 1];
-    std::string_view bytes(bytes_);
+    const Range& range = ranges_[i];
+    std::string_view bytes(bytes_.data(), bytes_.size());
     return KeyRangeView{bytes.substr(range.offset, range.beginSize),
                         bytes.substr(range.offset + range.beginSize, range.endSize)};
   }
   void clear() {
-    hasFirst_ = false;
-    first_.begin.clear();
-    first_.end.clear();
     bytes_.clear();
-    rest_.clear();
+    ranges_.clear();
   }
 
  private:
   struct Range {
-    size_t offset;  // of the begin in bytes_; the end follows it
-    size_t beginSize;
-    size_t endSize;
+    uint32_t offset;  // of the begin in bytes_; the end follows it
+    uint32_t beginSize;
+    uint32_t endSize;
   };
-  bool hasFirst_ = false;
-  KeyRange first_;
-  std::string bytes_;
-  std::vector<Range> rest_;
-};
+  // Where the next range's bytes go. Offsets are 32 bits: 4 GiB of conflict ranges is far
+  // past the 10,000,000 bytes a transaction may hold, so it fails as too large (2101).
+  uint32_t offsetForMore(size_t bytes) const {
+    if (bytes_.size() + bytes > UINT32_MAX) {
+      throw Error(errors::kTransactionTooLarge, "conflict ranges beyond 4 GiB");
+    }
+    return static_cast<uint32_t>(bytes_.size());
+  }
 
-// The read conflict ranges of a commit: a view of KeyRanges or of FlatKeyRanges.
+  absl::InlinedVector<char, InlineBytes> bytes_;
+  absl::InlinedVector<Range, InlineRanges> ranges_;
+};
+// A transaction's: reads name a few keys each (LoadRecord's store open and record read, three
+// ranges); writes of one key add one range.
+using ReadConflictRanges = FlatKeyRanges<200, 4>;
+using WriteConflictRanges = FlatKeyRanges<96, 2>;
+
+// The conflict ranges of a commit: a view of KeyRanges or of FlatKeyRanges.
 class KeyRangesView {
  public:
   KeyRangesView() = default;
   KeyRangesView(std::span<const KeyRange> ranges) : ranges_(ranges) {}
   KeyRangesView(const std::vector<KeyRange>& ranges) : ranges_(ranges) {}
-  KeyRangesView(const FlatKeyRanges& flat) : flat_(&flat) {}
+  template <size_t InlineBytes, size_t InlineRanges>
+  KeyRangesView(const FlatKeyRanges<InlineBytes, InlineRanges>& flat)
+      : flatSize_(flat.size()), flat_(&flat), flatAt_([](const void* ranges, size_t i) {
+          return (*static_cast<const FlatKeyRanges<InlineBytes, InlineRanges>*>(ranges))[i];
+        }) {}
 
-  size_t size() const { return flat_ != nullptr ? flat_->size() : ranges_.size(); }
+  size_t size() const { return flat_ != nullptr ? flatSize_ : ranges_.size(); }
   bool empty() const { return size() == 0; }
   KeyRangeView operator[](size_t i) const {
-    if (flat_ != nullptr) return (*flat_)[i];
+    if (flat_ != nullptr) return flatAt_(flat_, i);
     return KeyRangeView{ranges_[i].begin, ranges_[i].end};
   }
 
@@ -148,7 +166,11 @@ class KeyRangesView {
 
  private:
   std::span<const KeyRange> ranges_;
-  const FlatKeyRanges* flat_ = nullptr;
+  // A FlatKeyRanges<...>, read through flatAt_ (the view outlives no commit: the ranges do
+  // not change while it is used).
+  size_t flatSize_ = 0;
+  const void* flat_ = nullptr;
+  KeyRangeView (*flatAt_)(const void* ranges, size_t i) = nullptr;
 };
 
 // A commit as the transaction hands it over: views of its own storage, read during
@@ -159,7 +181,7 @@ struct CommitRequest {
   // makes the MVCC age check apply even to transactions without read conflict ranges.
   bool selfConflict = true;
   KeyRangesView readConflicts;
-  std::span<const KeyRange> writeConflicts;
+  KeyRangesView writeConflicts;
   std::span<const Mutation> mutations;
 };
 

@@ -179,13 +179,32 @@ void EngineTransaction::addReadConflict(std::string_view begin, std::string_view
   for (const KeyRange& range : writes_.subtractKnown(begin, end)) add(range.begin, range.end);
 }
 
+void EngineTransaction::addReadConflictKey(std::string_view key) {
+  // [key, key + '\0'): unless this transaction wrote the key, the whole range was read.
+  if (options_.readYourWritesDisabled || writes_.invisible()) {
+    approximateSize_ += static_cast<int64_t>(2 * key.size() + 1) + kConflictRangeOverhead;
+    readConflicts_.addKey(key);
+    return;
+  }
+  addReadConflict(key, keyAfter(key));
+}
+
+void EngineTransaction::addWriteConflictKey(std::string_view key) {
+  if (options_.nextWriteNoWriteConflictRange) {
+    options_.nextWriteNoWriteConflictRange = false;  // applies to one write only
+    return;
+  }
+  approximateSize_ += static_cast<int64_t>(2 * key.size() + 1) + kConflictRangeOverhead;
+  writeConflicts_.addKey(key);
+}
+
 void EngineTransaction::addWriteConflict(std::string_view begin, std::string_view end) {
   if (options_.nextWriteNoWriteConflictRange) {
     options_.nextWriteNoWriteConflictRange = false;  // applies to one write only
     return;
   }
   approximateSize_ += static_cast<int64_t>(begin.size() + end.size()) + kConflictRangeOverhead;
-  writeConflicts_.push_back(KeyRange{Bytes(begin), Bytes(end)});
+  writeConflicts_.add(begin, end);
 }
 
 void EngineTransaction::clearAttempt(std::string_view why) {
@@ -358,7 +377,7 @@ void EngineTransaction::set(std::string_view key, std::string_view value) {
   }
   writes_.set(key, value);
   approximateSize_ += static_cast<int64_t>(key.size() + value.size()) + kMutationOverhead;
-  addWriteConflict(key, keyAfter(key));
+  addWriteConflictKey(key);
   if (!pendingWatches_.empty()) firePendingWatches(key);
 }
 
@@ -444,7 +463,7 @@ void EngineTransaction::atomicOp(std::string_view key, std::string_view param, M
   } else {
     writes_.atomicOp(key, type, param);
   }
-  addWriteConflict(key, keyAfter(key));
+  addWriteConflictKey(key);
   if (!pendingWatches_.empty()) firePendingWatches(key);
 }
 

@@ -32,10 +32,10 @@ class EngineTransaction final : public TransactionBackend {
   Future<int64_t> getReadVersion() override;
   void setReadVersion(int64_t version) override;
   Future<std::optional<Bytes>> get(std::string_view key, bool snapshot) override;
-  Future<Bytes> getKey(const KeySelector& selector, bool snapshot) override;
-  Future<RangeResult> getRange(const KeySelector& begin, const KeySelector& end,
+  Future<Bytes> getKey(KeySelectorRef selector, bool snapshot) override;
+  Future<RangeResult> getRange(KeySelectorRef begin, KeySelectorRef end,
                                const RangeOptions& options, bool snapshot) override;
-  Future<MappedRangeResult> getMappedRange(const KeySelector& begin, const KeySelector& end,
+  Future<MappedRangeResult> getMappedRange(KeySelectorRef begin, KeySelectorRef end,
                                            std::string_view mapper, const RangeOptions& options,
                                            bool snapshot) override;
   Future<void> watch(std::string_view key) override;
@@ -105,12 +105,15 @@ class EngineTransaction final : public TransactionBackend {
   std::optional<Error> unwritableKeyError(std::string_view key, std::string_view operation) const;
   void addReadConflict(std::string_view begin, std::string_view end);
   void addWriteConflict(std::string_view begin, std::string_view end);
+  // The same for the one-key range [key, key + '\0'), without building the key after.
+  void addReadConflictKey(std::string_view key);
+  void addWriteConflictKey(std::string_view key);
   // The read conflict range of a serializable range read (spec §2.5): `firstRow` and
   // `lastRow` are the keys of the rows returned, in read order (nullptr when none).
-  void addRangeReadConflict(const KeySelector& begin, const KeySelector& end,
-                            std::string_view beginKey, std::string_view endKey,
-                            const std::string_view* firstRow, const std::string_view* lastRow,
-                            bool more, bool reverse, const ResolvedRange& range);
+  void addRangeReadConflict(KeySelectorRef begin, KeySelectorRef end, std::string_view beginKey,
+                            std::string_view endKey, const std::string_view* firstRow,
+                            const std::string_view* lastRow, bool more, bool reverse,
+                            const ResolvedRange& range);
   // engine_->commit under the fault plan: may throw 1020 or 1021 (applied or not), or their
   // resolution under automatic idempotency.
   void commitWithFaults(const CommitRequest& request);
@@ -148,7 +151,7 @@ class EngineTransaction final : public TransactionBackend {
                     ResolvedRange* range) const;
   // Checks a range read's parameters (spec §3.2); returns the effective byte limit
   // (-1: none).
-  int64_t validateRange(const KeySelector& begin, const KeySelector& end,
+  int64_t validateRange(KeySelectorRef begin, KeySelectorRef end,
                         const RangeOptions& options) const;
 
   std::shared_ptr<Engine> engine_;
@@ -159,8 +162,8 @@ class EngineTransaction final : public TransactionBackend {
   // Read conflict ranges flat in one buffer (a range read adds one each); inline room for
   // one write conflict range: a one-key transaction allocates nothing for it (and the
   // object stays small enough for glibc's per-thread cache).
-  FlatKeyRanges readConflicts_;
-  absl::InlinedVector<KeyRange, 1> writeConflicts_;
+  ReadConflictRanges readConflicts_;
+  WriteConflictRanges writeConflicts_;
   int64_t approximateSize_ = 0;
   std::optional<Error> deferredError_;
   // Set when cancelled (1025), timed out (1031) or used during commit (2017): every later

@@ -243,12 +243,12 @@ Future<std::optional<Bytes>> EngineTransaction::get(std::string_view key, bool s
     } else {
       value = valueOf(readAt(RoundTripKind::kRead), writes, key);
     }
-    if (!snapshot) addReadConflict(key, keyAfter(key));
+    if (!snapshot) addReadConflictKey(key);
     return value;
   }));
 }
 
-Future<Bytes> EngineTransaction::getKey(const KeySelector& selector, bool snapshot) {
+Future<Bytes> EngineTransaction::getKey(KeySelectorRef selector, bool snapshot) {
   if (std::optional<Error> e = blockingError(false)) return Future<Bytes>::failed(*e);
   hasReadOrWritten_ = true;
   beginOperation();
@@ -258,7 +258,7 @@ Future<Bytes> EngineTransaction::getKey(const KeySelector& selector, bool snapsh
                   fmt::format("selector key '{}' is beyond the readable key space",
                               printable(selector.key)));
     }
-    Bytes key = selector.orEqual ? keyAfter(selector.key) : selector.key;
+    Bytes key = selector.orEqual ? keyAfter(selector.key) : Bytes(selector.key);
     Bytes result;
     {
       Engine::Reader reader = readAt(RoundTripKind::kRead);
@@ -279,7 +279,7 @@ Future<Bytes> EngineTransaction::getKey(const KeySelector& selector, bool snapsh
 
 // ---- Range reads --------------------------------------------------------------------
 
-int64_t EngineTransaction::validateRange(const KeySelector& begin, const KeySelector& end,
+int64_t EngineTransaction::validateRange(KeySelectorRef begin, KeySelectorRef end,
                                          const RangeOptions& options) const {
   int mode = static_cast<int>(options.mode);
   if (mode < -2 || mode > 4) {
@@ -305,7 +305,7 @@ int64_t EngineTransaction::validateRange(const KeySelector& begin, const KeySele
   return byteLimit;
 }
 
-void EngineTransaction::addRangeReadConflict(const KeySelector& begin, const KeySelector& end,
+void EngineTransaction::addRangeReadConflict(KeySelectorRef begin, KeySelectorRef end,
                                              std::string_view beginKey, std::string_view endKey,
                                              const std::string_view* firstRow,
                                              const std::string_view* lastRow, bool more,
@@ -339,7 +339,7 @@ void EngineTransaction::addRangeReadConflict(const KeySelector& begin, const Key
   if (conflictBegin < conflictEnd) addReadConflict(conflictBegin, conflictEnd);
 }
 
-Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const KeySelector& end,
+Future<RangeResult> EngineTransaction::getRange(KeySelectorRef begin, KeySelectorRef end,
                                                 const RangeOptions& options, bool snapshot) {
   if (std::optional<Error> e = blockingError(false)) return Future<RangeResult>::failed(*e);
   hasReadOrWritten_ = true;
@@ -414,8 +414,8 @@ Future<RangeResult> EngineTransaction::getRange(const KeySelector& begin, const 
 
 // ---- Mapped range reads -------------------------------------------------------------
 
-Future<MappedRangeResult> EngineTransaction::getMappedRange(const KeySelector& begin,
-                                                            const KeySelector& end,
+Future<MappedRangeResult> EngineTransaction::getMappedRange(KeySelectorRef begin,
+                                                            KeySelectorRef end,
                                                             std::string_view mapperBytes,
                                                             const RangeOptions& options,
                                                             bool snapshot) {

@@ -30,8 +30,8 @@ class TransactionBackend {
   virtual Future<int64_t> getReadVersion() = 0;
   virtual void setReadVersion(int64_t version) = 0;
   virtual Future<std::optional<Bytes>> get(std::string_view key, bool snapshot) = 0;
-  virtual Future<Bytes> getKey(const KeySelector& selector, bool snapshot) = 0;
-  virtual Future<RangeResult> getRange(const KeySelector& begin, const KeySelector& end,
+  virtual Future<Bytes> getKey(KeySelectorRef selector, bool snapshot) = 0;
+  virtual Future<RangeResult> getRange(KeySelectorRef begin, KeySelectorRef end,
                                        const RangeOptions& options, bool snapshot) = 0;
   virtual void set(std::string_view key, std::string_view value) = 0;
   virtual void clear(std::string_view key) = 0;
@@ -39,7 +39,7 @@ class TransactionBackend {
   virtual void atomicOp(std::string_view key, std::string_view param, MutationType type) = 0;
   virtual void addConflictRange(std::string_view begin, std::string_view end,
                                 ConflictRangeType type) = 0;
-  virtual Future<MappedRangeResult> getMappedRange(const KeySelector& begin, const KeySelector& end,
+  virtual Future<MappedRangeResult> getMappedRange(KeySelectorRef begin, KeySelectorRef end,
                                                    std::string_view mapper,
                                                    const RangeOptions& options, bool snapshot) = 0;
   virtual Future<void> watch(std::string_view key) = 0;

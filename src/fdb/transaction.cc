@@ -1,5 +1,7 @@
 #include "fdb/transaction.h"
 
+#include <cstring>
+
 #include "fdb/backend.h"
 
 namespace fdb {
@@ -13,16 +15,37 @@ Bytes keyAfter(std::string_view key) {
   return after;
 }
 
-KeySelector beginOf(const KeyRange& range) { return KeySelector::firstGreaterOrEqual(range.begin); }
-KeySelector endOf(const KeyRange& range) { return KeySelector::firstGreaterOrEqual(range.end); }
+// Calls `use` with key + '\0', built on the stack when the key is short (a conflict key
+// is copied by the backend, so the temporary need not outlive the call).
+template <typename Use>
+void withKeyAfter(std::string_view key, Use use) {
+  constexpr size_t kStackKey = 256;
+  if (key.size() >= kStackKey) {
+    use(std::string_view(keyAfter(key)));
+    return;
+  }
+  char after[kStackKey + 1];
+  std::memcpy(after, key.data(), key.size());
+  after[key.size()] = '\0';
+  use(std::string_view(after, key.size() + 1));
+}
+
+// Views of the range's keys: a backend reads a selector's key during the call only.
+KeySelectorRef beginOf(const KeyRange& range) {
+  return KeySelectorRef::firstGreaterOrEqual(range.begin);
+}
+KeySelectorRef endOf(const KeyRange& range) {
+  return KeySelectorRef::firstGreaterOrEqual(range.end);
+}
 
 // Reads every row of `range` batch by batch, as the bindings iterate (spec §3.2 step 5):
 // each next batch starts after the last row and asks for the rows still wanted.
 std::vector<KeyValue> readAll(TransactionBackend& backend, const KeyRange& range, int limit,
                               bool reverse, bool snapshot) {
   std::vector<KeyValue> rows;
-  KeySelector begin = beginOf(range);
-  KeySelector end = endOf(range);
+  // Owned: the next batch's selectors are built from the rows collected so far.
+  KeySelector begin = KeySelector::firstGreaterOrEqual(range.begin);
+  KeySelector end = KeySelector::firstGreaterOrEqual(range.end);
   RangeOptions options;
   options.mode = limit > 0 ? StreamingMode::kExact : StreamingMode::kWantAll;
   options.reverse = reverse;
@@ -48,10 +71,10 @@ std::vector<KeyValue> readAll(TransactionBackend& backend, const KeyRange& range
 Future<std::optional<Bytes>> SnapshotReads::get(std::string_view key) const {
   return backend_->get(key, true);
 }
-Future<Bytes> SnapshotReads::getKey(const KeySelector& selector) const {
+Future<Bytes> SnapshotReads::getKey(KeySelectorRef selector) const {
   return backend_->getKey(selector, true);
 }
-Future<RangeResult> SnapshotReads::getRange(const KeySelector& begin, const KeySelector& end,
+Future<RangeResult> SnapshotReads::getRange(KeySelectorRef begin, KeySelectorRef end,
                                             const RangeOptions& options) const {
   return backend_->getRange(begin, end, options, true);
 }
@@ -64,8 +87,7 @@ std::vector<KeyValue> SnapshotReads::getRangeAll(const KeyRange& range, int limi
   return readAll(*backend_, range, limit, reverse, true);
 }
 
-Future<MappedRangeResult> SnapshotReads::getMappedRange(const KeySelector& begin,
-                                                        const KeySelector& end,
+Future<MappedRangeResult> SnapshotReads::getMappedRange(KeySelectorRef begin, KeySelectorRef end,
                                                         std::string_view mapper,
                                                         const RangeOptions& options) const {
   return backend_->getMappedRange(begin, end, mapper, options, true);
@@ -79,10 +101,10 @@ void Transaction::setReadVersion(int64_t version) { backend_->setReadVersion(ver
 Future<std::optional<Bytes>> Transaction::get(std::string_view key) {
   return backend_->get(key, false);
 }
-Future<Bytes> Transaction::getKey(const KeySelector& selector) {
+Future<Bytes> Transaction::getKey(KeySelectorRef selector) {
   return backend_->getKey(selector, false);
 }
-Future<RangeResult> Transaction::getRange(const KeySelector& begin, const KeySelector& end,
+Future<RangeResult> Transaction::getRange(KeySelectorRef begin, KeySelectorRef end,
                                           const RangeOptions& options) {
   return backend_->getRange(begin, end, options, false);
 }
@@ -106,17 +128,20 @@ void Transaction::addReadConflictRange(std::string_view begin, std::string_view 
   backend_->addConflictRange(begin, end, ConflictRangeType::kRead);
 }
 void Transaction::addReadConflictKey(std::string_view key) {
-  backend_->addConflictRange(key, keyAfter(key), ConflictRangeType::kRead);
+  withKeyAfter(key, [&](std::string_view after) {
+    backend_->addConflictRange(key, after, ConflictRangeType::kRead);
+  });
 }
 void Transaction::addWriteConflictRange(std::string_view begin, std::string_view end) {
   backend_->addConflictRange(begin, end, ConflictRangeType::kWrite);
 }
 void Transaction::addWriteConflictKey(std::string_view key) {
-  backend_->addConflictRange(key, keyAfter(key), ConflictRangeType::kWrite);
+  withKeyAfter(key, [&](std::string_view after) {
+    backend_->addConflictRange(key, after, ConflictRangeType::kWrite);
+  });
 }
 
-Future<MappedRangeResult> Transaction::getMappedRange(const KeySelector& begin,
-                                                      const KeySelector& end,
+Future<MappedRangeResult> Transaction::getMappedRange(KeySelectorRef begin, KeySelectorRef end,
                                                       std::string_view mapper,
                                                       const RangeOptions& options) {
   return backend_->getMappedRange(begin, end, mapper, options, false);

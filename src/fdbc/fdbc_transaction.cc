@@ -241,14 +241,14 @@ Future<std::optional<Bytes>> FdbcTransaction::get(std::string_view key, bool sna
       api_, api_.fdb_transaction_get(transaction_, bytesOf(key), lengthOf(key), snapshot));
 }
 
-Future<Bytes> FdbcTransaction::getKey(const KeySelector& selector, bool snapshot) {
+Future<Bytes> FdbcTransaction::getKey(KeySelectorRef selector, bool snapshot) {
   roundTrip(RoundTripKind::kRead);
   return toFuture<KeyReader>(api_, api_.fdb_transaction_get_key(
                                        transaction_, bytesOf(selector.key), lengthOf(selector.key),
                                        selector.orEqual, selector.offset, snapshot));
 }
 
-Future<RangeResult> FdbcTransaction::getRange(const KeySelector& begin, const KeySelector& end,
+Future<RangeResult> FdbcTransaction::getRange(KeySelectorRef begin, KeySelectorRef end,
                                               const RangeOptions& options, bool snapshot) {
   roundTrip(RoundTripKind::kRangeRead);
   return toFuture<RangeReader>(
@@ -259,8 +259,7 @@ Future<RangeResult> FdbcTransaction::getRange(const KeySelector& begin, const Ke
                 options.reverse));
 }
 
-Future<MappedRangeResult> FdbcTransaction::getMappedRange(const KeySelector& begin,
-                                                          const KeySelector& end,
+Future<MappedRangeResult> FdbcTransaction::getMappedRange(KeySelectorRef begin, KeySelectorRef end,
                                                           std::string_view mapper,
                                                           const RangeOptions& options,
                                                           bool snapshot) {

@@ -28,8 +28,8 @@ class FdbcTransaction final : public TransactionBackend {
   Future<int64_t> getReadVersion() override;
   void setReadVersion(int64_t version) override;
   Future<std::optional<Bytes>> get(std::string_view key, bool snapshot) override;
-  Future<Bytes> getKey(const KeySelector& selector, bool snapshot) override;
-  Future<RangeResult> getRange(const KeySelector& begin, const KeySelector& end,
+  Future<Bytes> getKey(KeySelectorRef selector, bool snapshot) override;
+  Future<RangeResult> getRange(KeySelectorRef begin, KeySelectorRef end,
                                const RangeOptions& options, bool snapshot) override;
   void set(std::string_view key, std::string_view value) override;
   void clear(std::string_view key) override;
@@ -37,7 +37,7 @@ class FdbcTransaction final : public TransactionBackend {
   void atomicOp(std::string_view key, std::string_view param, MutationType type) override;
   void addConflictRange(std::string_view begin, std::string_view end,
                         ConflictRangeType type) override;
-  Future<MappedRangeResult> getMappedRange(const KeySelector& begin, const KeySelector& end,
+  Future<MappedRangeResult> getMappedRange(KeySelectorRef begin, KeySelectorRef end,
                                            std::string_view mapper, const RangeOptions& options,
                                            bool snapshot) override;
   Future<void> watch(std::string_view key) override;

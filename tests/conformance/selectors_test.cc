@@ -45,6 +45,24 @@ TEST_P(SelectorsTest, StandardFormsBetweenKeys) {
   EXPECT_EQ(resolve(KeySelector::firstGreaterOrEqual(keyAfter("c"))), "e");
 }
 
+// The read calls take selectors by view (KeySelectorRef): the key's bytes need only live
+// during the call, so a caller may name them from a buffer it reuses at once.
+TEST_P(SelectorsTest, SelectorKeysNeedOnlyLiveDuringTheCall) {
+  Transaction tr = db().createTransaction();
+  std::string buffer = "b";
+  fdb::Future<Bytes> key = tr.getKey(fdb::KeySelectorRef(buffer, false, 1));
+  std::string begin = "b", end = "f";
+  fdb::Future<fdb::RangeResult> range = tr.getRange(fdb::KeySelectorRef::firstGreaterOrEqual(begin),
+                                                    fdb::KeySelectorRef::firstGreaterOrEqual(end));
+  buffer.assign("zzzz");
+  begin.assign("zzzz");
+  end.assign("a");
+  EXPECT_EQ(key.get(), "c");
+  std::vector<KeyValue> rows;
+  for (const fdb::KeyValueRef& row : range.get().rows) rows.push_back(row);
+  EXPECT_EQ(rows, (std::vector<KeyValue>{{"c", "3"}, {"e", "5"}}));
+}
+
 TEST_P(SelectorsTest, PositiveOffsets) {
   EXPECT_EQ(resolve(KeySelector::firstGreaterOrEqual("a") + 1), "c");
   EXPECT_EQ(resolve(KeySelector::firstGreaterOrEqual("a") + 3), "g");

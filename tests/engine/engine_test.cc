@@ -156,7 +156,7 @@ class EngineWithManualClock : public ::testing::Test {
     Mutation set{Mutation::Kind::kSet, key, value};  // views of the caller's strings
     CommitRequest request;
     request.readVersion = readVersion;
-    request.writeConflicts = {&written, 1};
+    request.writeConflicts = std::span<const KeyRange>(&written, 1);
     request.mutations = {&set, 1};
     return engine.commit(request);
   }
