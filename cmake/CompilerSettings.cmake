@@ -20,6 +20,17 @@ if(RL_HAVE_LLD)
   endif()
 endif()
 
+# Thread-local variables through TLS descriptors: in a shared library (libfdb_c.so) each
+# access is then a short call that finds the variable in static TLS, instead of
+# __tls_get_addr's lookup every time; in executables the linker relaxes them as before.
+include(CheckCXXCompilerFlag)
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  check_cxx_compiler_flag(-mtls-dialect=gnu2 RL_HAVE_TLS_DESCRIPTORS)
+  if(RL_HAVE_TLS_DESCRIPTORS)
+    add_compile_options(-mtls-dialect=gnu2)
+  endif()
+endif()
+
 add_compile_options(-Wall -Wextra)
 if(RL_WERROR)
   add_compile_options(-Werror)

@@ -92,14 +92,15 @@ class BlockCache {
   size_t count_ = 0;
 };
 
-// The allocator of future states (for std::allocate_shared): single objects come from a
-// BlockCache of their size.
+// The allocator of objects made and dropped by the thousand, one after another (future
+// states, transactions; for std::allocate_shared): single objects come from a BlockCache of
+// their size.
 template <typename T>
-struct StateAllocator {
+struct ThreadCachedAllocator {
   using value_type = T;
-  StateAllocator() = default;
+  ThreadCachedAllocator() = default;
   template <typename U>
-  StateAllocator(const StateAllocator<U>&) {}
+  ThreadCachedAllocator(const ThreadCachedAllocator<U>&) {}
 
   T* allocate(size_t n) {
     static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
@@ -113,7 +114,9 @@ struct StateAllocator {
       std::allocator<T>().deallocate(p, n);
     }
   }
-  friend bool operator==(const StateAllocator&, const StateAllocator&) { return true; }
+  friend bool operator==(const ThreadCachedAllocator&, const ThreadCachedAllocator&) {
+    return true;
+  }
 };
 
 template <typename T>
@@ -121,7 +124,7 @@ class FutureState;
 
 template <typename T>
 std::shared_ptr<FutureState<T>> makeState() {
-  return std::allocate_shared<FutureState<T>>(StateAllocator<FutureState<T>>());
+  return std::allocate_shared<FutureState<T>>(ThreadCachedAllocator<FutureState<T>>());
 }
 
 template <typename T>

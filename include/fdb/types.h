@@ -21,8 +21,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "fdb/bytes.h"
@@ -111,6 +113,15 @@ struct MappedKeyValue {
 class RangeRowsBuilder;
 class MappedRangeRowsBuilder;
 
+// The block of a result whose rows were turned into another array (ResultRows::intoArray):
+// the array first, then the bytes its elements point into.
+template <typename T>
+struct RowArray {
+  std::unique_ptr<std::byte[]> block;
+  const T* data = nullptr;
+  size_t size = 0;
+};
+
 // The rows of one result together with every byte they view, in one heap block it owns:
 // the rows, then the KeyValueRefs of mapped entries' ranges, then the bytes. Moving keeps
 // every address, so views taken from it stay valid in the moved-to object; copying copies
@@ -127,6 +138,30 @@ class ResultRows : public RowSpan<Row> {
 
   // The size of the block: rows, views and bytes.
   size_t blockBytes() const { return blockBytes_; }
+
+  // Turns the rows into an array of T, `make(row)` for each row in order, built in place of
+  // the rows, and hands the block over with it, leaving this result empty: how the C API
+  // makes the FDBKeyValue arrays that point into a result's bytes, with no allocation and no
+  // copy of a byte. Needs rows without secondary views (refs) and a T no larger than a row.
+  template <typename T, typename Make>
+  RowArray<T> intoArray(Make make) && {
+    static_assert(sizeof(T) <= sizeof(Row) && alignof(T) <= alignof(Row));
+    static_assert(std::is_trivially_destructible_v<Row> && std::is_trivially_destructible_v<T>);
+    RowArray<T> array;
+    if (refCount_ != 0) throw std::logic_error("intoArray: rows with secondary rows");
+    T* out = reinterpret_cast<T*>(block_.get());
+    // Element i covers bytes [i*sizeof(T), (i+1)*sizeof(T)) of the block: rows up to i only,
+    // and row i is copied out before its element is built.
+    for (size_t i = 0; i < this->size_; ++i) {
+      const Row row = rowStorage()[i];
+      new (out + i) T(make(row));
+    }
+    array.data = out;
+    array.size = this->size_;
+    array.block = std::move(block_);
+    *this = ResultRows();
+    return array;
+  }
 
  private:
   friend class RangeRowsBuilder;

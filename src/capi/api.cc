@@ -132,8 +132,8 @@ RL_C_EXPORT fdb_error_t fdb_future_get_value(FDBFuture* f, fdb_bool_t* out_prese
 RL_C_EXPORT fdb_error_t fdb_future_get_keyvalue_array(FDBFuture* f, FDBKeyValue const** out_kv,
                                                       int* out_count, fdb_bool_t* out_more) {
   return f->get<KeyValueArrayResult>([&](const KeyValueArrayResult& result) {
-    *out_kv = result.array.data();
-    *out_count = static_cast<int>(result.array.size());
+    *out_kv = result.array.data;
+    *out_count = static_cast<int>(result.array.size);
     *out_more = result.more;
   });
 }

@@ -40,8 +40,7 @@ struct KeyResult {
   Bytes key;
 };
 struct KeyValueArrayResult {
-  RangeResult rows;                // owns the bytes
-  std::vector<FDBKeyValue> array;  // views of them
+  RowArray<FDBKeyValue> array;  // built in the range result's block, viewing its bytes
   bool more = false;
 };
 struct MappedKeyValueArrayResult {

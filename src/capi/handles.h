@@ -62,6 +62,17 @@ struct FDB_transaction {
   // Called by the inline cell's future when its last owner lets go (any thread).
   void releaseInlineFuture();
 
+  // Handles come from the freeing thread's block cache (fdb/future.h), as the engine's
+  // transactions do: a transaction per read then allocates nothing for its handle.
+  static void* operator new(size_t size) {
+    if (size != sizeof(FDB_transaction)) return ::operator new(size);
+    return fdb::detail::BlockCache<sizeof(FDB_transaction)>::allocate();
+  }
+  static void operator delete(void* block, size_t size) {
+    if (size != sizeof(FDB_transaction)) return ::operator delete(block);
+    fdb::detail::BlockCache<sizeof(FDB_transaction)>::deallocate(block);
+  }
+
  private:
   ~FDB_transaction() = default;
 

@@ -82,13 +82,12 @@ void guardedVoid(FDBTransaction* tr, Operation operation) {
 }
 
 // The C arrays point into the rows' own storage, which moves of the result (into the
-// future) do not relocate: vectors hand over their buffers.
+// future) do not relocate: vectors and blocks hand over their buffers.
 Result keyValueArray(fdb::RangeResult rows) {
   KeyValueArrayResult result;
   result.more = rows.more;
-  result.rows = std::move(rows);
-  result.array.reserve(result.rows.rows.size());
-  for (const auto& row : result.rows.rows) result.array.push_back(keyValue(row.key, row.value));
+  result.array = std::move(rows.rows).intoArray<FDBKeyValue>(
+      [](const fdb::KeyValueRef& row) { return keyValue(row.key, row.value); });
   return result;
 }
 

@@ -137,6 +137,46 @@ TEST(RangeRows, ABuilderStartsEmptyAfterBuildAndAfterClear) {
   EXPECT_EQ(third, (std::vector<KeyValue>{{"d", "4"}}));
 }
 
+// The shape of the C API's FDBKeyValue: smaller than a row, packed to 4 bytes.
+#pragma pack(push, 4)
+struct CRow {
+  const char* key;
+  int keyLength;
+  const char* value;
+  int valueLength;
+};
+#pragma pack(pop)
+
+TEST(RangeRows, IntoArrayBuildsTheArrayInTheBlockAndKeepsTheBytes) {
+  std::vector<KeyValue> expected;
+  RangeRowsBuilder builder;
+  for (int i = 0; i < 50; ++i) {  // enough rows that the array overwrites most of the rows
+    expected.push_back({"key" + std::to_string(i), std::string(static_cast<size_t>(i), 'v')});
+    builder.append(expected.back().key, expected.back().value);
+  }
+  RangeRows rows = builder.build();
+  const void* block = rows.data();
+  RowArray<CRow> array = std::move(rows).intoArray<CRow>([](const KeyValueRef& row) {
+    return CRow{row.key.data(), static_cast<int>(row.key.size()), row.value.data(),
+                static_cast<int>(row.value.size())};
+  });
+  EXPECT_TRUE(rows.empty());  // NOLINT(bugprone-use-after-move): intoArray empties it
+  EXPECT_EQ(static_cast<const void*>(array.data), block);
+  ASSERT_EQ(array.size, expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(std::string_view(array.data[i].key, static_cast<size_t>(array.data[i].keyLength)),
+              expected[i].key);
+    EXPECT_EQ(std::string_view(array.data[i].value, static_cast<size_t>(array.data[i].valueLength)),
+              expected[i].value);
+  }
+}
+
+TEST(RangeRows, IntoArrayOfNoRowsIsEmpty) {
+  RowArray<CRow> array = RangeRows().intoArray<CRow>([](const KeyValueRef&) { return CRow{}; });
+  EXPECT_EQ(array.size, 0u);
+  EXPECT_EQ(array.block, nullptr);
+}
+
 TEST(RangeResult, CopiesAndMovesWithItsRows) {
   RangeResult result{threeRows(), true};
   RangeResult copy = result;
