@@ -70,11 +70,6 @@ void FDB_future::fail(fdb_error_t error) {
   for (const auto& [callback, parameter] : callbacks) callback(this, parameter);
 }
 
-void FDB_future::completeUnshared(Result result) {
-  result_ = std::move(result);
-  ready_.store(true, std::memory_order_release);
-}
-
 void FDB_future::failUnshared(fdb_error_t error) {
   error_ = error;
   ready_.store(true, std::memory_order_release);

@@ -87,7 +87,16 @@ struct FDB_future {
   void complete(Result result);
   void fail(fdb_error_t error);
   // The same for a cell nobody else can see yet (born ready): no lock, nobody to call.
-  void completeUnshared(Result result);
+  // `value` is a Result or one of its alternatives (built in place then).
+  template <typename Value>
+  void completeUnshared(Value&& value) {
+    if constexpr (std::is_same_v<std::decay_t<Value>, Result>) {
+      result_ = std::forward<Value>(value);
+    } else {
+      result_.template emplace<std::decay_t<Value>>(std::forward<Value>(value));
+    }
+    ready_.store(true, std::memory_order_release);
+  }
   void failUnshared(fdb_error_t error);
 
   // fdb_future_* behaviour.

@@ -83,7 +83,7 @@ void guardedVoid(FDBTransaction* tr, Operation operation) {
 
 // The C arrays point into the rows' own storage, which moves of the result (into the
 // future) do not relocate: vectors and blocks hand over their buffers.
-Result keyValueArray(fdb::RangeResult rows) {
+KeyValueArrayResult keyValueArray(fdb::RangeResult rows) {
   KeyValueArrayResult result;
   result.more = rows.more;
   result.array = std::move(rows.rows).intoArray<FDBKeyValue>(
@@ -160,7 +160,7 @@ RL_C_EXPORT void fdb_transaction_set_read_version(FDBTransaction* tr, int64_t ve
 
 RL_C_EXPORT FDBFuture* fdb_transaction_get_read_version(FDBTransaction* tr) {
   return guarded(tr, [tr](fdb::Transaction& t) {
-    return wrap(tr, t.getReadVersion(), [](int64_t version) { return Result(version); });
+    return wrap(tr, t.getReadVersion(), [](int64_t version) { return version; });
   });
 }
 
@@ -170,7 +170,7 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get(FDBTransaction* tr, uint8_t const* ke
     std::string_view key = view(key_name, key_name_length);
     auto future = snapshot ? t.snapshot().get(key) : t.get(key);
     return wrap(tr, std::move(future), [](std::optional<Bytes> value) {
-      return Result(ValueResult{value.has_value(), value ? std::move(*value) : Bytes()});
+      return ValueResult{value.has_value(), value ? std::move(*value) : Bytes()};
     });
   });
 }
