@@ -113,11 +113,20 @@ struct MappedKeyValue {
 class RangeRowsBuilder;
 class MappedRangeRowsBuilder;
 
+// Frees a result's block (ResultRows): small blocks go back to the freeing thread's cache of
+// blocks of their size class (range_result.cc), for the next result of a few rows, which is
+// then made without an allocation; large ones to the heap.
+struct ResultBlockDeleter {
+  size_t bytes = 0;  // as allocated
+  void operator()(std::byte* block) const;
+};
+using ResultBlock = std::unique_ptr<std::byte[], ResultBlockDeleter>;
+
 // The block of a result whose rows were turned into another array (ResultRows::intoArray):
 // the array first, then the bytes its elements point into.
 template <typename T>
 struct RowArray {
-  std::unique_ptr<std::byte[]> block;
+  ResultBlock block;
   const T* data = nullptr;
   size_t size = 0;
 };
@@ -178,7 +187,7 @@ class ResultRows : public RowSpan<Row> {
                                    refCount_ * sizeof(KeyValueRef));
   }
 
-  std::unique_ptr<std::byte[]> block_;
+  ResultBlock block_;
   size_t blockBytes_ = 0;
   size_t refCount_ = 0;
   size_t byteCount_ = 0;

@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "fdb/future.h"
 #include "fdb/types.h"
 
 namespace fdb {
@@ -52,7 +53,35 @@ void clearKeepingUpTo(std::vector<T>& buffer, size_t retainedBytes) {
   }
 }
 
+// Blocks of up to kCachedBlockBytes come in four size classes, each kept for reuse by the
+// thread that frees them (detail::BlockCache, as future states are): a class wastes at most
+// half its block, and a thread keeps at most 64 blocks of each.
+constexpr size_t kCachedBlockBytes = 1024;
+
+template <typename Visit>
+auto withSizeClass(size_t bytes, Visit visit) {
+  if (bytes <= 128) return visit(std::integral_constant<size_t, 128>());
+  if (bytes <= 256) return visit(std::integral_constant<size_t, 256>());
+  if (bytes <= 512) return visit(std::integral_constant<size_t, 512>());
+  return visit(std::integral_constant<size_t, kCachedBlockBytes>());
+}
+
+ResultBlock allocateResultBlock(size_t bytes) {
+  if (bytes > kCachedBlockBytes) return ResultBlock(new std::byte[bytes], {bytes});
+  return withSizeClass(bytes, [](auto size) {
+    return ResultBlock(static_cast<std::byte*>(detail::BlockCache<size()>::allocate()), {size()});
+  });
+}
+
 }  // namespace
+
+void ResultBlockDeleter::operator()(std::byte* block) const {
+  if (bytes > kCachedBlockBytes) {
+    delete[] block;
+    return;
+  }
+  withSizeClass(bytes, [block](auto size) { detail::BlockCache<size()>::deallocate(block); });
+}
 
 // ---- ResultRows ---------------------------------------------------------------------
 
@@ -62,7 +91,7 @@ ResultRows<Row>::ResultRows(size_t rows, size_t refs, size_t bytes) {
   static_assert(alignof(Row) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
   static_assert(sizeof(Row) % alignof(KeyValueRef) == 0);
   blockBytes_ = rows * sizeof(Row) + refs * sizeof(KeyValueRef) + bytes;
-  block_.reset(new std::byte[blockBytes_]);
+  block_ = allocateResultBlock(blockBytes_);
   this->data_ = rowStorage();
   this->size_ = rows;
   refCount_ = refs;

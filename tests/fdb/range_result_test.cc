@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -175,6 +176,33 @@ TEST(RangeRows, IntoArrayOfNoRowsIsEmpty) {
   RowArray<CRow> array = RangeRows().intoArray<CRow>([](const KeyValueRef&) { return CRow{}; });
   EXPECT_EQ(array.size, 0u);
   EXPECT_EQ(array.block, nullptr);
+}
+
+// Small blocks are reused by the thread that frees them: results of every size class and
+// beyond, made on one thread and dropped on another, keep their rows until dropped.
+TEST(RangeRows, BlocksOfEverySizeSurviveReuseAcrossThreads) {
+  std::vector<RangeRows> made;
+  std::vector<std::vector<KeyValue>> expected;
+  for (int round = 0; round < 3; ++round) {
+    for (size_t valueSize : {0, 10, 60, 100, 200, 400, 900, 2000}) {
+      RangeRowsBuilder builder;
+      std::vector<KeyValue> rows;
+      for (int i = 0; i < 2; ++i) {
+        rows.push_back(
+            {"k" + std::to_string(i), std::string(valueSize, static_cast<char>('a' + i))});
+        builder.append(rows.back().key, rows.back().value);
+      }
+      made.push_back(builder.build());
+      expected.push_back(std::move(rows));
+    }
+    for (size_t i = 0; i < made.size(); ++i) EXPECT_EQ(made[i], expected[i]);
+    // Half are dropped here (into this thread's cache), half on another thread.
+    std::vector<RangeRows> elsewhere(std::make_move_iterator(made.begin() + made.size() / 2),
+                                     std::make_move_iterator(made.end()));
+    made.resize(made.size() / 2);
+    expected.resize(expected.size() / 2);
+    std::thread([dropped = std::move(elsewhere)]() mutable { dropped.clear(); }).join();
+  }
 }
 
 TEST(RangeResult, CopiesAndMovesWithItsRows) {
