@@ -81,14 +81,37 @@ std::string_view unwrapStored(const RecordStore::State& state, std::string_view 
 
 // --- Shared helpers (record_store_state.h) ---
 
-std::unique_ptr<google::protobuf::Message> store::newMessage(const RecordStore::State& state,
-                                                             const RecordType& type) {
+namespace {
+
+const google::protobuf::Message& prototypeOf(const RecordStore::State& state,
+                                             const RecordType& type) {
   const google::protobuf::Message* prototype =
       state.messageFactory->GetPrototype(&type.descriptor());
   if (prototype == nullptr) {
     throw RecordCoreException("no message factory prototype for " + type.descriptor().full_name());
   }
-  return std::unique_ptr<google::protobuf::Message>(prototype->New());
+  return *prototype;
+}
+
+}  // namespace
+
+std::unique_ptr<google::protobuf::Message> store::newMessage(const RecordStore::State& state,
+                                                             const RecordType& type) {
+  return std::unique_ptr<google::protobuf::Message>(prototypeOf(state, type).New());
+}
+
+std::shared_ptr<const google::protobuf::Message> store::deserializeRecordOnArena(
+    RecordStore::State& state, std::string_view stored, const RecordType*& type,
+    RecordArenas* arenas) {
+  fdb::Bytes buffer;
+  const std::string_view bytes = unwrapStored(state, stored, buffer);
+  const UnionRecord found = findUnionRecord(state.metaData, bytes);
+  type = found.type;
+  const google::protobuf::Message& prototype = prototypeOf(state, *found.type);
+  std::shared_ptr<google::protobuf::Message> message =
+      arenas != nullptr ? arenas->newMessage(prototype) : newMessageOnOwnArena(prototype);
+  parseRecord(*found.type, found.recordBytes(), *message);
+  return message;
 }
 
 std::unique_ptr<google::protobuf::Message> store::deserializeRecord(RecordStore::State& state,
@@ -117,9 +140,10 @@ CursorPtr<LoadedRecord> store::scanLoadedRecords(RecordStore::State& state, cons
   CursorPtr<RawRecord> raw = scanRawRecords(*state.context, state.recordsSubspace, range,
                                             properties, continuation, recordScanLayout(state));
   const IsolationLevel isolation = properties.execute.isolation;
-  return map(std::move(raw), [state = state.shared_from_this(), isolation](RawRecord&& raw) {
+  return map(std::move(raw), [state = state.shared_from_this(), isolation,
+                              arenas = RecordArenas()](RawRecord&& raw) mutable {
     LoadedRecord loaded;
-    loaded.record = deserializeRecord(*state, raw.rawRecord, loaded.recordType);
+    loaded.record = deserializeRecordOnArena(*state, raw.rawRecord, loaded.recordType, &arenas);
     loaded.primaryKey = std::move(raw.primaryKey);
     loaded.version = std::move(raw.version);
     loaded.size = toRecordSize(raw.sizes);
@@ -260,7 +284,8 @@ std::optional<LoadedRecord> RecordStore::loadRecord(const fdb::Tuple& primaryKey
   std::optional<RawRecord> raw = loadRaw(state, primaryKey);
   if (!raw) return std::nullopt;
   std::optional<LoadedRecord> loaded(std::in_place);
-  loaded->record = store::deserializeRecord(state, raw->rawRecord, loaded->recordType);
+  loaded->record =
+      store::deserializeRecordOnArena(state, raw->rawRecord, loaded->recordType, nullptr);
   loaded->primaryKey = primaryKey;
   loaded->version = std::move(raw->version);
   loaded->size = toRecordSize(raw->sizes);
@@ -455,22 +480,24 @@ CursorPtr<FetchedRecord> RecordStore::scanIndexRecords(
   CursorPtr<IndexedRawRecord> raw =
       rl::scanIndexRecords(*state_->context, spec, range, continuation, properties, method,
                            orphanBehavior, pipelineSize);
-  return map(std::move(raw), [state = state_](IndexedRawRecord&& row) {
-    FetchedRecord fetched{std::move(row.entry), std::nullopt};
-    state->countRead(fetched.entry.rawKey(), fetched.entry.packedValue());
-    if (row.record) {
-      RawRecord& stored = *row.record;
-      LoadedRecord& loaded = fetched.record.emplace();
-      loaded.record = store::deserializeRecord(*state, stored.rawRecord, loaded.recordType);
-      loaded.primaryKey = std::move(stored.primaryKey);
-      loaded.version = std::move(stored.version);
-      loaded.size = toRecordSize(stored.sizes);
-      state->counters.recordsLoaded += 1;
-      state->counters.keysRead += stored.sizes.keyCount;
-      state->counters.bytesRead += stored.sizes.keySize + stored.sizes.valueSize;
-    }
-    return fetched;
-  });
+  return map(std::move(raw),
+             [state = state_, arenas = store::RecordArenas()](IndexedRawRecord&& row) mutable {
+               FetchedRecord fetched{std::move(row.entry), std::nullopt};
+               state->countRead(fetched.entry.rawKey(), fetched.entry.packedValue());
+               if (row.record) {
+                 RawRecord& stored = *row.record;
+                 LoadedRecord& loaded = fetched.record.emplace();
+                 loaded.record = store::deserializeRecordOnArena(*state, stored.rawRecord,
+                                                                 loaded.recordType, &arenas);
+                 loaded.primaryKey = std::move(stored.primaryKey);
+                 loaded.version = std::move(stored.version);
+                 loaded.size = toRecordSize(stored.sizes);
+                 state->counters.recordsLoaded += 1;
+                 state->counters.keysRead += stored.sizes.keyCount;
+                 state->counters.bytesRead += stored.sizes.keySize + stored.sizes.valueSize;
+               }
+               return fetched;
+             });
 }
 
 IndexScanFacts RecordStore::indexScanFacts(std::string_view indexName) const {

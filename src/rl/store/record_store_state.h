@@ -15,6 +15,7 @@
 #include "rl/record/record_serializer.h"
 #include "rl/record/split_helper.h"
 #include "rl/record_store.h"
+#include "rl/store/record_arena.h"
 
 namespace rl {
 
@@ -127,6 +128,12 @@ std::unique_ptr<google::protobuf::Message> newMessage(const RecordStore::State& 
 std::unique_ptr<google::protobuf::Message> deserializeRecord(RecordStore::State& state,
                                                              std::string_view stored,
                                                              const RecordType*& type);
+// The same into a message made on `arenas` (a cursor's records), or on an arena of its own
+// when `arenas` is null (a single load).
+std::shared_ptr<const google::protobuf::Message> deserializeRecordOnArena(RecordStore::State& state,
+                                                                          std::string_view stored,
+                                                                          const RecordType*& type,
+                                                                          RecordArenas* arenas);
 // A cursor of whole records over `range` of the records subspace.
 CursorPtr<LoadedRecord> scanLoadedRecords(RecordStore::State& state, const TupleRange& range,
                                           const std::optional<fdb::Bytes>& continuation,
