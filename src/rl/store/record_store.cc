@@ -38,13 +38,13 @@ bool hasMaintainedIndex(const RecordStore::State& state) {
 
 std::string describeKey(const fdb::Tuple& primaryKey) { return fdb::printable(primaryKey.pack()); }
 
-// The stored record under `primaryKey` with its version, or nullopt.
+// The stored record under `primaryKey` with its version, or nullopt. Its primaryKey is
+// left empty: the caller has it.
 std::optional<RawRecord> loadRaw(RecordStore::State& state, const fdb::Tuple& primaryKey,
                                  IsolationLevel isolation = IsolationLevel::kSerializable) {
   PendingRecordLoad load(*state.context, state.recordsSubspace, primaryKey,
                          state.splitLoadOptions(isolation));
-  std::optional<fdb::Future<std::optional<fdb::Bytes>>> legacyVersion;
-  std::optional<RawRecord> raw = load.get();
+  std::optional<RawRecord> raw = load.get(/*decodePrimaryKey=*/false);
   if (!raw) return std::nullopt;
   state.counters.keysRead += raw->sizes.keyCount;
   state.counters.bytesRead += raw->sizes.keySize + raw->sizes.valueSize;
