@@ -269,6 +269,8 @@ class RecordStore {
   // Opens (or creates) the store at `location`. Throws the exceptions of
   // record_store_exception.h for the existence check, unsupported or stale versions;
   // options.formatVersion outside 1..15 is UnsupportedFormatVersionException too.
+  // `metaData` is a handle: the store shares it (and what it worked out once, such as the
+  // indexes covering each record type) instead of copying it.
   static RecordStore open(RecordContext& context, const StoreLocation& location,
                           RecordMetaData metaData, RecordStoreOptions options = {});
   // open() with kErrorIfExists / kErrorIfNotExists.

@@ -50,7 +50,7 @@ std::optional<RawRecord> loadRaw(RecordStore::State& state, const fdb::Tuple& pr
   state.counters.bytesRead += raw->sizes.keySize + raw->sizes.valueSize;
   if (state.oldVersionFormat()) {
     raw->version =
-        loadOldFormatVersion(*state.context, state.legacyVersionSubspace, primaryKey, isolation);
+        loadOldFormatVersion(*state.context, state.legacyVersionSubspace(), primaryKey, isolation);
   }
   return raw;
 }
@@ -148,7 +148,7 @@ CursorPtr<LoadedRecord> store::scanLoadedRecords(RecordStore::State& state, cons
     loaded.version = std::move(raw.version);
     loaded.size = toRecordSize(raw.sizes);
     if (state->oldVersionFormat()) {
-      loaded.version = loadOldFormatVersion(*state->context, state->legacyVersionSubspace,
+      loaded.version = loadOldFormatVersion(*state->context, state->legacyVersionSubspace(),
                                             loaded.primaryKey, isolation);
     }
     state->counters.recordsLoaded += 1;
@@ -259,9 +259,10 @@ StoredRecord RecordStore::saveRecord(const google::protobuf::Message& record, Sa
                 oldFormat ? std::nullopt : version, split, &sizes);
   if (oldFormat) {
     if (version) {
-      saveOldFormatVersion(*state.context, state.legacyVersionSubspace, saved.primaryKey, *version);
+      saveOldFormatVersion(*state.context, state.legacyVersionSubspace(), saved.primaryKey,
+                           *version);
     } else if (!readOld || (old && old->version)) {
-      deleteOldFormatVersion(*state.context, state.legacyVersionSubspace, saved.primaryKey);
+      deleteOldFormatVersion(*state.context, state.legacyVersionSubspace(), saved.primaryKey);
     }
   }
   saved.size = toRecordSize(sizes);
@@ -355,7 +356,7 @@ bool RecordStore::deleteRecord(const fdb::Tuple& primaryKey) {
   split.previousSizeInfo = &old->sizes;
   deleteSplit(*state.context, state.recordsSubspace, primaryKey, split);
   if (state.oldVersionFormat()) {
-    deleteOldFormatVersion(*state.context, state.legacyVersionSubspace, primaryKey);
+    deleteOldFormatVersion(*state.context, state.legacyVersionSubspace(), primaryKey);
   }
   state.counters.recordsDeleted += 1;
   return true;
@@ -406,7 +407,7 @@ void RecordStore::deleteRecordsWhere(const fdb::Tuple& prefix) {
   state.context->clearRange(fdb::KeyRange{state.recordsSubspace.pack(prefix),
                                           state.recordsSubspace.pack(prefix) + '\x00'});
   if (state.oldVersionFormat()) {
-    state.context->clearRange(state.legacyVersionSubspace.range(prefix));
+    state.context->clearRange(state.legacyVersionSubspace().range(prefix));
   }
   for (const StoreIndex* storeIndex : clearable) {
     const fdb::Bytes indexPrefix = storeIndex->subspacePrefix + prefix.pack();
@@ -512,7 +513,7 @@ IndexScanFacts RecordStore::indexScanFacts(std::string_view indexName) const {
   facts.storePrefix = state_->subspace.key();
   facts.recordsSubspace = state_->recordsSubspace;
   facts.indexSubspace = fdb::Subspace::fromBytes(storeIndex.subspacePrefix);
-  facts.legacyVersionSubspace = state_->legacyVersionSubspace;
+  if (state_->oldVersionFormat()) facts.legacyVersionSubspace = state_->legacyVersionSubspace();
   facts.columnSize = index.columnSize();
   facts.commonPrimaryKeyLength =
       RecordMetaData::commonPrimaryKeyLength(state_->metaData.recordTypesForIndex(index));

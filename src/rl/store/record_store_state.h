@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,26 +53,30 @@ struct RecordStore::State : std::enable_shared_from_this<RecordStore::State> {
   RecordContext* context = nullptr;
   RecordMetaData metaData;
   RecordStoreOptions options;
-  fdb::Subspace subspace;               // P
-  fdb::Subspace recordsSubspace;        // P+(1)
-  fdb::Subspace legacyVersionSubspace;  // P+(8)
+  fdb::Subspace subspace;         // P
+  fdb::Subspace recordsSubspace;  // P+(1)
   DataStoreInfo header;
   int formatVersion = 0;
   bool omitUnsplitRecordSuffix = false;
   bool headerChanged = false;
   TransformedRecordSerializer serializer;
 
-  // Every index of the metadata, in metadata order, with its state.
+  // Every index of the metadata, in metadata order (RecordMetaData::allIndexes), with its
+  // state.
   std::vector<StoreIndex> indexes;
-  // For each record type (by RecordType address), the positions in `indexes` of the
-  // indexes covering it (its own, multi-type ones including it, universal ones).
-  std::vector<std::pair<const RecordType*, std::vector<size_t>>> indexesByType;
 
   google::protobuf::MessageFactory* messageFactory = nullptr;
   std::shared_ptr<google::protobuf::MessageFactory> ownedMessageFactory;
 
   RecordStoreCounters counters;
   fdb::RoundTrips roundTripsAtOpen;
+
+ private:
+  mutable std::optional<fdb::Subspace> legacyVersionSubspace_;
+
+ public:
+  // P+(8), made when first asked for (only stores keeping versions in the old format do).
+  const fdb::Subspace& legacyVersionSubspace() const;
 
   bool oldVersionFormat() const {
     return formatVersion < kSaveVersionWithRecordFormatVersion || omitUnsplitRecordSuffix;
@@ -94,7 +99,9 @@ struct RecordStore::State : std::enable_shared_from_this<RecordStore::State> {
   StoreIndex& storeIndex(std::string_view name);
   const StoreIndex& storeIndex(std::string_view name) const;
   // The indexes covering `type` (positions in `indexes`).
-  const std::vector<size_t>& indexesFor(const RecordType& type) const;
+  const std::vector<size_t>& indexesFor(const RecordType& type) const {
+    return metaData.indexesCovering(type);
+  }
 
   void log(std::string_view message) const {
     if (options.logger) options.logger(message);
