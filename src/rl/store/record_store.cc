@@ -167,10 +167,10 @@ RecordStore::~RecordStore() = default;
 
 RecordContext& RecordStore::context() const { return *state_->context; }
 const RecordMetaData& RecordStore::metaData() const { return state_->metaData; }
-const fdb::Subspace& RecordStore::subspace() const { return state_->subspace; }
+const fdb::Subspace& RecordStore::subspace() const { return state_->subspace(); }
 const fdb::Subspace& RecordStore::recordsSubspace() const { return state_->recordsSubspace; }
 fdb::Subspace RecordStore::indexSubspace(const Index& index) const {
-  return state_->subspace.subspace(fdb::Tuple{keyspace::kIndex, index.subspaceKey()});
+  return state_->subspace().subspace(fdb::Tuple{keyspace::kIndex, index.subspaceKey()});
 }
 const DataStoreInfo& RecordStore::header() const { return state_->header; }
 int RecordStore::formatVersion() const { return state_->formatVersion; }
@@ -367,9 +367,9 @@ void RecordStore::deleteAllRecords() {
   checkRecordUpdatesAllowed(state);
   // Everything from (1) to the index states, and everything after them: the header (0) and
   // the index states (5, ...) stay (spec §1.1).
-  const fdb::KeyRange states = state.subspace.range(fdb::Tuple{keyspace::kIndexState});
+  const fdb::KeyRange states = state.subspace().range(fdb::Tuple{keyspace::kIndexState});
   state.context->clearRange(state.recordsSubspace.key(), states.begin);
-  state.context->clearRange(states.end, state.subspace.range().end);
+  state.context->clearRange(states.end, state.subspace().range().end);
 }
 
 void RecordStore::deleteRecordsWhere(const fdb::Tuple& prefix) {
@@ -510,7 +510,7 @@ IndexScanFacts RecordStore::indexScanFacts(std::string_view indexName) const {
   const Index& index = *storeIndex.index;
   IndexScanFacts facts;
   facts.index = &index;
-  facts.storePrefix = state_->subspace.key();
+  facts.storePrefix = state_->subspace().key();
   facts.recordsSubspace = state_->recordsSubspace;
   facts.indexSubspace = fdb::Subspace::fromBytes(storeIndex.subspacePrefix);
   if (state_->oldVersionFormat()) facts.legacyVersionSubspace = state_->legacyVersionSubspace();

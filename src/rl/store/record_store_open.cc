@@ -41,7 +41,7 @@ void setUpIndexes(RecordStore::State& state) {
   for (const auto& index : indexes) {
     StoreIndex storeIndex;
     storeIndex.index = index;
-    storeIndex.subspacePrefix = keyspace::childKey(state.subspace.key(), keyspace::kIndex);
+    storeIndex.subspacePrefix = keyspace::childKey(state.prefix(), keyspace::kIndex);
     fdb::Tuple{index->subspaceKey()}.packInto(storeIndex.subspacePrefix);
     state.indexes.push_back(std::move(storeIndex));
   }
@@ -71,7 +71,7 @@ bool toleratedFirstKey(RecordStore::State& state, std::string_view key, StoreExi
   }
   int64_t space = -1;
   try {
-    const fdb::Tuple first = state.subspace.unpack(key);
+    const fdb::Tuple first = state.subspace().unpack(key);
     if (!first.empty() && first[0].type() == fdb::TupleType::kInteger) space = first.getInt(0);
   } catch (const fdb::Error&) {
   }
@@ -85,7 +85,7 @@ bool toleratedFirstKey(RecordStore::State& state, std::string_view key, StoreExi
   throw RecordStoreNoInfoAndNotEmptyException(
       fmt::format("Record store has no info {}but is not empty: first key {} in {}",
                   metaDataOnly ? "or records " : "", fdb::printable(key),
-                  fdb::printable(state.subspace.key())));
+                  fdb::printable(state.subspace().key())));
 }
 
 // Moves versions from (8, pk) to (1, pk, -1) (an upgrade past format 6).
@@ -123,11 +123,11 @@ void removeFormerIndex(RecordStore::State& state, const FormerIndex& former) {
   for (int64_t space :
        {keyspace::kIndex, keyspace::kIndexSecondarySpace, keyspace::kIndexSlidingWindow,
         keyspace::kIndexRange, keyspace::kIndexUniquenessViolations}) {
-    state.context->clearRange(state.subspace.range(fdb::Tuple{space, former.subspaceKey}));
+    state.context->clearRange(state.subspace().range(fdb::Tuple{space, former.subspaceKey}));
   }
   if (former.formerName) {
     state.context->clear(
-        state.subspace.pack(fdb::Tuple{keyspace::kIndexState, *former.formerName}));
+        state.subspace().pack(fdb::Tuple{keyspace::kIndexState, *former.formerName}));
   }
   state.log(fmt::format("removed former index {}", former.formerName.value_or("(unnamed)")));
 }
@@ -137,7 +137,7 @@ void removeFormerIndex(RecordStore::State& state, const FormerIndex& former) {
 void store::writeIndexState(RecordStore::State& state, StoreIndex& storeIndex,
                             IndexState newState) {
   const fdb::Bytes key =
-      state.subspace.pack(fdb::Tuple{keyspace::kIndexState, storeIndex.index->name()});
+      state.subspace().pack(fdb::Tuple{keyspace::kIndexState, storeIndex.index->name()});
   fdb::Transaction& tr = state.context->transaction();
   tr.addReadConflictKey(key);
   if (newState == IndexState::kReadable) {
@@ -151,7 +151,7 @@ void store::writeIndexState(RecordStore::State& state, StoreIndex& storeIndex,
 void store::clearIndexData(RecordStore::State& state, const Index& index) {
   for (int64_t space : {keyspace::kIndex, keyspace::kIndexSecondarySpace, keyspace::kIndexRange,
                         keyspace::kIndexUniquenessViolations, keyspace::kIndexBuild}) {
-    state.context->clearRange(state.subspace.range(fdb::Tuple{space, index.subspaceKey()}));
+    state.context->clearRange(state.subspace().range(fdb::Tuple{space, index.subspaceKey()}));
   }
 }
 
@@ -281,7 +281,7 @@ void checkVersion(RecordStore::State& state, const DataStoreInfo& stored) {
   if (dirty) {
     info.set_lastupdatetime(nowMillis(options));
     const fdb::Bytes value = info.SerializeAsString();
-    const fdb::Bytes key = state.subspace.pack(fdb::Tuple{keyspace::kStoreInfo});
+    const fdb::Bytes key = state.subspace().pack(fdb::Tuple{keyspace::kStoreInfo});
     state.context->transaction().set(key, value);
     state.countWrite(key, value);
     state.headerChanged = true;
@@ -323,9 +323,15 @@ const StoreIndex& RecordStore::State::storeIndex(std::string_view name) const {
   throw RecordCoreArgumentException(fmt::format("no index named {} in the metadata", name));
 }
 
+const fdb::Subspace& RecordStore::State::subspace() const {
+  if (!subspace_) subspace_ = fdb::Subspace::fromBytes(prefix());
+  return *subspace_;
+}
+
 const fdb::Subspace& RecordStore::State::legacyVersionSubspace() const {
   if (!legacyVersionSubspace_) {
-    legacyVersionSubspace_ = keyspace::childSubspace(subspace, keyspace::kRecordVersion);
+    legacyVersionSubspace_ =
+        fdb::Subspace::fromBytes(keyspace::childKey(prefix(), keyspace::kRecordVersion));
   }
   return *legacyVersionSubspace_;
 }
@@ -345,17 +351,23 @@ RecordStore RecordStore::open(RecordContext& context, const StoreLocation& locat
   const StoreExistenceCheck check = state->options.existenceCheck;
 
   fdb::Transaction& tr = context.transaction();
+  // P+(1), built in a per-thread buffer: the store keeps this one subspace, and P is its
+  // beginning.
+  thread_local fdb::Bytes recordsKey;
+  recordsKey.clear();
   try {
-    state->subspace = location.resolve(tr, check == StoreExistenceCheck::kErrorIfNotExists
-                                               ? StoreLocation::kOpen
-                                               : StoreLocation::kCreate);
+    location.appendPrefix(tr,
+                          check == StoreExistenceCheck::kErrorIfNotExists ? StoreLocation::kOpen
+                                                                          : StoreLocation::kCreate,
+                          recordsKey);
   } catch (const fdb::Error& e) {
     if (e.code() == fdb::errors::kDirectoryDoesNotExist) {
       throw RecordStoreDoesNotExistException("Record store does not exist: " + location.describe());
     }
     throw;
   }
-  state->recordsSubspace = keyspace::childSubspace(state->subspace, keyspace::kRecord);
+  keyspace::appendElement(recordsKey, keyspace::kRecord);
+  state->recordsSubspace = fdb::Subspace::fromBytes(recordsKey);
   setUpMessageFactory(*state);
   setUpIndexes(*state);
 
@@ -363,7 +375,7 @@ RecordStore RecordStore::open(RecordContext& context, const StoreLocation& locat
   // issued before either is awaited. The first key is read at snapshot with a conflict on
   // the header key alone, so writes of records elsewhere in the store do not conflict.
   // The reads and the conflict copy their keys, so these are per-thread buffers.
-  const std::string_view prefix = state->subspace.key();
+  const std::string_view prefix = state->prefix();
   thread_local fdb::Bytes headerKey;
   headerKey.assign(prefix);
   keyspace::appendElement(headerKey, keyspace::kStoreInfo);
@@ -498,8 +510,8 @@ bool store::markIndexReadable(RecordStore::State& state, StoreIndex& storeIndex)
   }
   // The index is built: forget any online-build progress.
   const fdb::TupleElement& subspaceKey = storeIndex.index->subspaceKey();
-  state.context->clearRange(state.subspace.range(fdb::Tuple{keyspace::kIndexRange, subspaceKey}));
-  state.context->clearRange(state.subspace.range(fdb::Tuple{keyspace::kIndexBuild, subspaceKey}));
+  state.context->clearRange(state.subspace().range(fdb::Tuple{keyspace::kIndexRange, subspaceKey}));
+  state.context->clearRange(state.subspace().range(fdb::Tuple{keyspace::kIndexBuild, subspaceKey}));
   writeIndexState(state, storeIndex, IndexState::kReadable);
   return true;
 }

@@ -53,7 +53,6 @@ struct RecordStore::State : std::enable_shared_from_this<RecordStore::State> {
   RecordContext* context = nullptr;
   RecordMetaData metaData;
   RecordStoreOptions options;
-  fdb::Subspace subspace;         // P
   fdb::Subspace recordsSubspace;  // P+(1)
   DataStoreInfo header;
   int formatVersion = 0;
@@ -72,9 +71,17 @@ struct RecordStore::State : std::enable_shared_from_this<RecordStore::State> {
   fdb::RoundTrips roundTripsAtOpen;
 
  private:
+  mutable std::optional<fdb::Subspace> subspace_;
   mutable std::optional<fdb::Subspace> legacyVersionSubspace_;
 
  public:
+  // P: the records subspace P+(1) without its last element (always two bytes, 15 01).
+  std::string_view prefix() const {
+    const std::string_view records = recordsSubspace.key();
+    return records.substr(0, records.size() - 2);
+  }
+  // P as a subspace, made when first asked for (loads and scans never ask).
+  const fdb::Subspace& subspace() const;
   // P+(8), made when first asked for (only stores keeping versions in the old format do).
   const fdb::Subspace& legacyVersionSubspace() const;
 
