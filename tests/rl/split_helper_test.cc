@@ -472,6 +472,7 @@ TEST(SingleRecordUnsplitter, AnUnsplitRecordViewsItsResultAndSurvivesMovesAndCop
   EXPECT_EQ(record->rawRecord, "a record of some length, not inline");
   EXPECT_EQ(record->version, version);
   RawRecord moved = std::move(*record);
+  EXPECT_TRUE(record->rawRecord.empty());  // NOLINT(bugprone-use-after-move): what a move leaves
   record.reset();
   EXPECT_EQ(moved.rawRecord, "a record of some length, not inline");
   RawRecord copy = moved;  // a copy owns its bytes

@@ -224,6 +224,19 @@ RecordBytes RecordBytes::viewIn(std::shared_ptr<const void> owner, std::string_v
   return viewed;
 }
 
+RecordBytes& RecordBytes::operator=(RecordBytes&& other) noexcept {
+  if (this == &other) return *this;
+  owned_ = std::move(other.owned_);
+  rows_ = std::move(other.rows_);  // the block moves whole: view_ stays valid
+  owner_ = std::move(other.owner_);
+  view_ = other.view_;
+  isView_ = other.isView_;
+  other.owned_.clear();
+  other.view_ = {};
+  other.isView_ = false;
+  return *this;
+}
+
 RecordBytes& RecordBytes::operator=(const RecordBytes& other) {
   if (this != &other) *this = RecordBytes(other);
   return *this;

@@ -63,7 +63,8 @@ struct SizeInfo {
 
 // The bytes of a stored record: a copy of its own (a record joined from chunks), or a view
 // of its one value in the read result that holds it, kept alive with it (no copy). Moves keep
-// a view valid; a copy of a view owns a copy of the bytes.
+// a view valid (and leave the moved-from bytes empty); a copy of a view owns a copy of the
+// bytes.
 class RecordBytes {
  public:
   RecordBytes() = default;
@@ -75,8 +76,8 @@ class RecordBytes {
 
   RecordBytes(const RecordBytes& other) : owned_(other.view()) {}
   RecordBytes& operator=(const RecordBytes& other);
-  RecordBytes(RecordBytes&&) noexcept = default;
-  RecordBytes& operator=(RecordBytes&&) noexcept = default;
+  RecordBytes(RecordBytes&& other) noexcept { *this = std::move(other); }
+  RecordBytes& operator=(RecordBytes&& other) noexcept;
 
   std::string_view view() const { return isView_ ? view_ : std::string_view(owned_); }
   operator std::string_view() const { return view(); }  // NOLINT: read as bytes
