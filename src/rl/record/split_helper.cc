@@ -689,7 +689,7 @@ RawRecord KeyValueUnsplitter::finishRecord() {
                     fdb::printable(primaryKey_.pack())));
   }
   if (reverse_) std::reverse(chunks_.begin(), chunks_.end());
-  if (!oldVersionFormat_) {
+  if (!oldVersionFormat_ && context_->hasLocalVersions()) {
     // A version saved in this transaction is still in the context's cache.
     const fdb::Bytes versionKey = prefix_ + fdb::Tuple{kRecordVersionSuffix}.pack();
     if (std::optional<uint16_t> local = context_->localVersion(versionKey)) {
