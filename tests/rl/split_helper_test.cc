@@ -2,6 +2,7 @@
 // every unsplitter error, versions completing at commit, and scans assembling records.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -368,6 +369,29 @@ class RecordScanTest : public SplitHelperTest {
     });
   }
 };
+
+TEST_F(RecordScanTest, RecordsKeptFromAScanOutliveItsCursorAndBatches) {
+  for (bool reverse : {false, true}) {
+    rl::ScanProperties properties =
+        reverse ? rl::ScanProperties::reverseScan() : rl::ScanProperties::forwardScan();
+    properties.streamingMode = rl::CursorStreamingMode::kSmall;  // several batches
+    std::vector<RawRecord> kept = rl::runInContext(db, [&](RecordContext& context) {
+      std::vector<RawRecord> records;
+      auto cursor = rl::scanRawRecords(context, kRecords, rl::TupleRange::all(), properties);
+      for (auto r = cursor->next(); r.hasValue(); r = cursor->next()) {
+        records.push_back(std::move(r.value()));
+      }
+      return records;  // the cursor and its batches are gone; unsplit records view them
+    });
+    ASSERT_EQ(kept.size(), 5u) << reverse;
+    if (reverse) std::reverse(kept.begin(), kept.end());
+    EXPECT_EQ(kept[0].rawRecord, "one");
+    EXPECT_EQ(kept[1].rawRecord, patterned(250'000));
+    EXPECT_EQ(kept[2].rawRecord, "three");
+    EXPECT_EQ(kept[3].rawRecord, patterned(120'000));
+    EXPECT_EQ(kept[4].rawRecord, "five");
+  }
+}
 
 TEST_F(RecordScanTest, ForwardAndReverseAssembleTheSameRecords) {
   Scanned forward = scan(rl::ScanProperties::forwardScan());

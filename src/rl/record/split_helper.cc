@@ -499,9 +499,25 @@ std::optional<RawRecord> loadWithSplit(RecordContext& context, const fdb::Subspa
 KeyValueUnsplitter::KeyValueUnsplitter(RecordContext& context, const fdb::Subspace& subspace,
                                        CursorPtr<fdb::KeyValueRef> inner, bool oldVersionFormat,
                                        bool reverse, CursorLimitManager limits)
+    : KeyValueUnsplitter(context, subspace, std::move(inner), nullptr, oldVersionFormat, reverse,
+                         std::move(limits)) {}
+
+KeyValueUnsplitter::KeyValueUnsplitter(RecordContext& context, const fdb::Subspace& subspace,
+                                       std::unique_ptr<KeyValueCursor> inner, bool oldVersionFormat,
+                                       bool reverse, CursorLimitManager limits)
+    : KeyValueUnsplitter(context, subspace, nullptr, inner.get(), oldVersionFormat, reverse,
+                         std::move(limits)) {
+  inner_ = std::move(inner);
+}
+
+KeyValueUnsplitter::KeyValueUnsplitter(RecordContext& context, const fdb::Subspace& subspace,
+                                       CursorPtr<fdb::KeyValueRef> inner,
+                                       const KeyValueCursor* batches, bool oldVersionFormat,
+                                       bool reverse, CursorLimitManager limits)
     : context_(&context),
       subspace_(subspace),
       inner_(std::move(inner)),
+      batches_(batches),
       oldVersionFormat_(oldVersionFormat),
       reverse_(reverse),
       limits_(std::move(limits)) {}
@@ -538,10 +554,30 @@ CursorResult<RawRecord> KeyValueUnsplitter::next() {
       return *stopped_;
     }
     limits_.tryRecordScan();  // a record is never cut: a stop shows at the next record
-    if (appendKeyValue(result.value().key, result.value().value, result.continuation())) break;
+    rowFromBatch_ = batches_ != nullptr;
+    const bool last =
+        appendKeyValue(result.value().key, result.value().value, result.continuation());
+    rowFromBatch_ = false;
+    if (last) break;
   }
   RawRecord record = finishRecord();
   return CursorResult<RawRecord>::withValue(std::move(record), continuation_);
+}
+
+void KeyValueUnsplitter::addChunk(std::string_view value) {
+  if (chunks_.empty() && !viewingChunk_ && rowFromBatch_) {
+    // Maybe the record's only chunk: viewed in the inner cursor's batch, which it keeps.
+    viewingChunk_ = true;
+    viewedChunk_ = value;
+    chunkOwner_ = batches_->currentBatch();
+    return;
+  }
+  if (viewingChunk_) {
+    chunks_.emplace_back(viewedChunk_);
+    viewingChunk_ = false;
+    chunkOwner_.reset();
+  }
+  chunks_.emplace_back(value);
 }
 
 bool KeyValueUnsplitter::appendKeyValue(std::string_view key, std::string_view value,
@@ -585,6 +621,8 @@ void KeyValueUnsplitter::startRecord(std::string_view key, std::string_view valu
   prefix_ = std::move(prefix);
   lastIndex_ = index;
   chunks_.clear();
+  viewingChunk_ = false;
+  chunkOwner_.reset();
   version_.reset();
   hasData_ = false;
   complete_ = false;
@@ -605,12 +643,12 @@ void KeyValueUnsplitter::startRecord(std::string_view key, std::string_view valu
     sizes_.isVersionedInline = true;
   } else if (index == kUnsplitRecordSuffix) {
     hasData_ = true;
-    chunks_.emplace_back(value);
+    addChunk(value);
     sizes_.isSplit = false;
     complete_ = !reverse_;  // reverse: a version key may come next
   } else if (index == kStartSplitRecordSuffix || (reverse_ && index > kStartSplitRecordSuffix)) {
     hasData_ = true;
-    chunks_.emplace_back(value);
+    addChunk(value);
     sizes_.isSplit = true;
   } else {
     throw FoundSplitWithoutStartException(
@@ -626,13 +664,13 @@ bool KeyValueUnsplitter::appendToRecord(int64_t index, std::string_view key,
     if (lastIndex_ == kRecordVersionSuffix &&
         (index == kUnsplitRecordSuffix || index == kStartSplitRecordSuffix)) {
       hasData_ = true;
-      chunks_.emplace_back(value);
+      addChunk(value);
       sizes_.isSplit = index == kStartSplitRecordSuffix;
       lastIndex_ = index;
       return index == kUnsplitRecordSuffix;
     }
     if (lastIndex_ >= kStartSplitRecordSuffix && index == lastIndex_ + 1) {
-      chunks_.emplace_back(value);
+      addChunk(value);
       lastIndex_ = index;
       return false;  // more chunks may follow
     }
@@ -658,7 +696,7 @@ bool KeyValueUnsplitter::appendToRecord(int64_t index, std::string_view key,
     return true;  // the version is a record's first key
   }
   if (index >= kStartSplitRecordSuffix && index == lastIndex_ - 1) {
-    chunks_.emplace_back(value);
+    addChunk(value);
     lastIndex_ = index;
     return false;
   }
@@ -698,7 +736,13 @@ RawRecord KeyValueUnsplitter::finishRecord() {
     }
   }
   sizes_.isVersionedInline = version_.has_value();
-  RawRecord record{std::move(primaryKey_), joinChunks(chunks_), std::move(version_), sizes_};
+  RawRecord record{std::move(primaryKey_), {}, std::move(version_), sizes_};
+  if (viewingChunk_) {
+    record.rawRecord = RecordBytes::viewIn(std::move(chunkOwner_), viewedChunk_);
+    viewingChunk_ = false;
+  } else {
+    record.rawRecord = joinChunks(chunks_);
+  }
   previousPrefix_ = std::move(prefix_);
   inRecord_ = false;
   complete_ = false;

@@ -259,6 +259,11 @@ class KeyValueUnsplitter : public RecordCursor<RawRecord> {
   KeyValueUnsplitter(RecordContext& context, const fdb::Subspace& subspace,
                      CursorPtr<fdb::KeyValueRef> inner, bool oldVersionFormat, bool reverse,
                      CursorLimitManager limits);
+  // The same over a key-value cursor whose batches a record of one value views instead of
+  // copying it (the record keeps the batch alive).
+  KeyValueUnsplitter(RecordContext& context, const fdb::Subspace& subspace,
+                     std::unique_ptr<KeyValueCursor> inner, bool oldVersionFormat, bool reverse,
+                     CursorLimitManager limits);
 
   CursorResult<RawRecord> next() override;
 
@@ -267,6 +272,11 @@ class KeyValueUnsplitter : public RecordCursor<RawRecord> {
     fdb::KeyValue keyValue;
     Continuation continuation;
   };
+  KeyValueUnsplitter(RecordContext& context, const fdb::Subspace& subspace,
+                     CursorPtr<fdb::KeyValueRef> inner, const KeyValueCursor* batches,
+                     bool oldVersionFormat, bool reverse, CursorLimitManager limits);
+  // Adds a chunk of the record's bytes (in key order).
+  void addChunk(std::string_view value);
   // Appends one key-value; true when it belongs to the next record (kept as pending).
   bool appendKeyValue(std::string_view key, std::string_view value,
                       const Continuation& continuation);
@@ -278,6 +288,7 @@ class KeyValueUnsplitter : public RecordCursor<RawRecord> {
   RecordContext* context_;
   fdb::Subspace subspace_;
   CursorPtr<fdb::KeyValueRef> inner_;
+  const KeyValueCursor* batches_ = nullptr;  // inner_, when it is a KeyValueCursor
   bool oldVersionFormat_;
   bool reverse_;
   CursorLimitManager limits_;
@@ -289,6 +300,12 @@ class KeyValueUnsplitter : public RecordCursor<RawRecord> {
   int64_t lastIndex_ = 0;
   bool hasData_ = false;
   std::vector<fdb::Bytes> chunks_;  // in key order
+  // The record's first chunk while it is its only one, viewed in the inner cursor's batch
+  // (chunkOwner_) rather than copied into chunks_.
+  bool viewingChunk_ = false;
+  std::string_view viewedChunk_;
+  std::shared_ptr<const void> chunkOwner_;
+  bool rowFromBatch_ = false;  // the key-value being added views batches_
   std::optional<RecordVersion> version_;
   SizeInfo sizes_;
   bool complete_ = false;
