@@ -16,8 +16,8 @@
 //
 // Errors are rl::MetaDataException.
 // Thread-safety: immutable once built; copies share their contents (a copy is a reference
-// count, no allocation). Const access from many threads is safe. The descriptors it hands out live
-// as long as any copy of it (and, for a generated schema, for the whole program).
+// count, no allocation). Const access from many threads is safe. The descriptors it hands
+// out live as long as any copy of it (and, for a generated schema, for the whole program).
 #pragma once
 
 #include <map>

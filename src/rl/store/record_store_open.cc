@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "fdb/error.h"
+#include "rl/metadata_exception.h"
 #include "rl/record_store.h"
 #include "rl/store/keyspace.h"
 #include "rl/store/record_store_state.h"
@@ -321,6 +322,15 @@ const StoreIndex& RecordStore::State::storeIndex(std::string_view name) const {
     if (storeIndex.index->name() == name) return storeIndex;
   }
   throw RecordCoreArgumentException(fmt::format("no index named {} in the metadata", name));
+}
+
+const std::vector<size_t>& RecordStore::State::indexesFor(const RecordType& type) const {
+  try {
+    return metaData.indexesCovering(type);
+  } catch (const MetaDataException&) {
+    throw RecordCoreArgumentException("record type " + type.name() +
+                                      " is not in this store's metadata");
+  }
 }
 
 const fdb::Subspace& RecordStore::State::subspace() const {

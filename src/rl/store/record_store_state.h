@@ -105,10 +105,9 @@ struct RecordStore::State : std::enable_shared_from_this<RecordStore::State> {
 
   StoreIndex& storeIndex(std::string_view name);
   const StoreIndex& storeIndex(std::string_view name) const;
-  // The indexes covering `type` (positions in `indexes`).
-  const std::vector<size_t>& indexesFor(const RecordType& type) const {
-    return metaData.indexesCovering(type);
-  }
+  // The indexes covering `type` (positions in `indexes`). RecordCoreArgumentException when
+  // `type` is not one of the store's metadata.
+  const std::vector<size_t>& indexesFor(const RecordType& type) const;
 
   void log(std::string_view message) const {
     if (options.logger) options.logger(message);
