@@ -15,9 +15,9 @@
 //   rl::RecordMetaData again = rl::RecordMetaData::fromProto(saved);
 //
 // Errors are rl::MetaDataException.
-// Thread-safety: immutable once built; copies share their contents. Const access from
-// many threads is safe. The descriptors it hands out live as long as any copy of it (and,
-// for a generated schema, for the whole program).
+// Thread-safety: immutable once built; copies share their contents (a copy is a reference
+// count, no allocation). Const access from many threads is safe. The descriptors it hands
+// out live as long as any copy of it (and, for a generated schema, for the whole program).
 #pragma once
 
 #include <map>
@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "record_metadata.pb.h"
@@ -62,23 +63,25 @@ class RecordMetaData {
   // own, indexes with their record types, record types, options.
   MetaDataProto toProto() const;
 
-  const google::protobuf::FileDescriptor& recordsDescriptor() const { return *records_; }
-  const google::protobuf::Descriptor& unionDescriptor() const { return *union_; }
+  const google::protobuf::FileDescriptor& recordsDescriptor() const { return *data_->records_; }
+  const google::protobuf::Descriptor& unionDescriptor() const { return *data_->union_; }
 
   // Makes messages of the record types: the generated factory for a compiled schema, else
   // one DynamicMessageFactory shared by every copy of this metadata (its prototypes are
   // built once per type, not once per store or transaction). Thread-safe.
-  google::protobuf::MessageFactory* messageFactory() const { return messageFactory_.get(); }
+  google::protobuf::MessageFactory* messageFactory() const { return data_->messageFactory_.get(); }
   const std::shared_ptr<google::protobuf::MessageFactory>& sharedMessageFactory() const {
-    return messageFactory_;
+    return data_->messageFactory_;
   }
 
-  int version() const { return version_; }
-  bool splitLongRecords() const { return splitLongRecords_; }
-  bool storeRecordVersions() const { return storeRecordVersions_; }
+  int version() const { return data_->version_; }
+  bool splitLongRecords() const { return data_->splitLongRecords_; }
+  bool storeRecordVersions() const { return data_->storeRecordVersions_; }
 
   // Record types by name.
-  const std::map<std::string, RecordType, std::less<>>& recordTypes() const { return recordTypes_; }
+  const std::map<std::string, RecordType, std::less<>>& recordTypes() const {
+    return data_->recordTypes_;
+  }
   // Throws MetaDataException when there is no such type.
   const RecordType& recordType(std::string_view name) const;
   const RecordType* findRecordType(std::string_view name) const;
@@ -90,14 +93,18 @@ class RecordMetaData {
   // Throws MetaDataException when there is no such index.
   const Index& index(std::string_view name) const;
   // Every index, in the order they were added.
-  const std::vector<std::shared_ptr<const Index>>& allIndexes() const { return allIndexes_; }
+  const std::vector<std::shared_ptr<const Index>>& allIndexes() const { return data_->allIndexes_; }
   // Indexes on every record type.
   const std::vector<std::shared_ptr<const Index>>& universalIndexes() const {
-    return universalIndexes_;
+    return data_->universalIndexes_;
   }
   // The record types an index covers (every type for a universal index).
   std::vector<const RecordType*> recordTypesForIndex(const Index& index) const;
-  const std::vector<FormerIndex>& formerIndexes() const { return formerIndexes_; }
+  const std::vector<FormerIndex>& formerIndexes() const { return data_->formerIndexes_; }
+  // The positions in allIndexes() of the indexes covering `type` (its own, the multi-type
+  // ones including it, the universal ones), in that order. Throws MetaDataException when
+  // `type` is not one of this metadata's record types (by address).
+  const std::vector<size_t>& indexesCovering(const RecordType& type) const;
 
   // The primary key every record type shares, if they all have the same one.
   std::optional<KeyExpression> commonPrimaryKey() const;
@@ -105,30 +112,36 @@ class RecordMetaData {
   // The column count all their primary keys share, or -1.
   static int commonPrimaryKeyLength(const std::vector<const RecordType*>& types);
 
-  bool usesSubspaceKeyCounter() const { return usesSubspaceKeyCounter_; }
-  int64_t subspaceKeyCounter() const { return subspaceKeyCounter_; }
+  bool usesSubspaceKeyCounter() const { return data_->usesSubspaceKeyCounter_; }
+  int64_t subspaceKeyCounter() const { return data_->subspaceKeyCounter_; }
   // The deprecated record-count key, if the metadata has one.
-  const std::optional<KeyExpression>& recordCountKey() const { return recordCountKey_; }
+  const std::optional<KeyExpression>& recordCountKey() const { return data_->recordCountKey_; }
 
  private:
   friend class RecordMetaDataBuilder;
   RecordMetaData() = default;
 
-  std::shared_ptr<const void> descriptorOwner_;
-  // Declared after the descriptors' owner: destroyed before the pool its prototypes use.
-  std::shared_ptr<google::protobuf::MessageFactory> messageFactory_;
-  const google::protobuf::FileDescriptor* records_ = nullptr;
-  const google::protobuf::Descriptor* union_ = nullptr;
-  std::map<std::string, RecordType, std::less<>> recordTypes_;
-  std::vector<std::shared_ptr<const Index>> allIndexes_;
-  std::vector<std::shared_ptr<const Index>> universalIndexes_;
-  std::vector<FormerIndex> formerIndexes_;
-  int version_ = 0;
-  bool splitLongRecords_ = false;
-  bool storeRecordVersions_ = false;
-  bool usesSubspaceKeyCounter_ = false;
-  int64_t subspaceKeyCounter_ = 0;
-  std::optional<KeyExpression> recordCountKey_;
+  // What every copy shares, immutable once built.
+  struct Data {
+    std::shared_ptr<const void> descriptorOwner_;
+    // Declared after the descriptors' owner: destroyed before the pool its prototypes use.
+    std::shared_ptr<google::protobuf::MessageFactory> messageFactory_;
+    const google::protobuf::FileDescriptor* records_ = nullptr;
+    const google::protobuf::Descriptor* union_ = nullptr;
+    std::map<std::string, RecordType, std::less<>> recordTypes_;
+    std::vector<std::shared_ptr<const Index>> allIndexes_;
+    std::vector<std::shared_ptr<const Index>> universalIndexes_;
+    std::vector<FormerIndex> formerIndexes_;
+    int version_ = 0;
+    bool splitLongRecords_ = false;
+    bool storeRecordVersions_ = false;
+    bool usesSubspaceKeyCounter_ = false;
+    int64_t subspaceKeyCounter_ = 0;
+    std::optional<KeyExpression> recordCountKey_;
+    // For each record type, the positions in allIndexes_ of the indexes covering it.
+    std::vector<std::pair<const RecordType*, std::vector<size_t>>> indexesCovering_;
+  };
+  std::shared_ptr<const Data> data_;
 };
 
 }  // namespace rl

@@ -201,8 +201,16 @@ struct StoredRecord {
 
 // A loaded record with its message (a generated message for compiled schemas, a
 // DynamicMessage for run-time ones).
+//
+// The message lives on a protobuf arena shared with the other records of the same cursor
+// (loadRecord: an arena of its own), and `record` shares the ownership of that arena: the
+// message stays valid as long as any copy of `record` is held, after the cursor, the store
+// and the transaction are gone. Holding one record of a scan keeps the arena it was made on
+// alive (a cursor starts a new arena every megabyte or so, so a long scan whose rows are let
+// go does not keep them all). Copy the message (CopyFrom into one of your own) to change it
+// or to keep it apart from the others.
 struct LoadedRecord : StoredRecord {
-  std::unique_ptr<google::protobuf::Message> record;
+  std::shared_ptr<const google::protobuf::Message> record;
 
   // The record as the generated message type M. Throws RecordDeserializationException when
   // it is not one (another record type, or a DynamicMessage of a run-time schema).
@@ -261,6 +269,8 @@ class RecordStore {
   // Opens (or creates) the store at `location`. Throws the exceptions of
   // record_store_exception.h for the existence check, unsupported or stale versions;
   // options.formatVersion outside 1..15 is UnsupportedFormatVersionException too.
+  // `metaData` is a handle: the store shares it (and what it worked out once, such as the
+  // indexes covering each record type) instead of copying it.
   static RecordStore open(RecordContext& context, const StoreLocation& location,
                           RecordMetaData metaData, RecordStoreOptions options = {});
   // open() with kErrorIfExists / kErrorIfNotExists.

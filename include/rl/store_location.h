@@ -39,6 +39,8 @@ class StoreLocation {
   // (kOpen: fdb::Error 2257 directory_does_not_exist when missing; kCreate creates it and
   // any missing parents). The other forms need no reads.
   fdb::Subspace resolve(fdb::Transaction& tr, Resolve mode = kOpen) const;
+  // resolve()'s prefix appended to `out` (no allocation beyond `out`'s growth).
+  void appendPrefix(fdb::Transaction& tr, Resolve mode, fdb::Bytes& out) const;
 
   // The prefix when it is known without reading (raw and tuple locations).
   std::optional<fdb::Bytes> knownPrefix() const;

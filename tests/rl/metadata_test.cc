@@ -243,3 +243,38 @@ TEST(MetaDataProtoForm, CarriesTheSchemaAndLeavesOutTheLibrarysFiles) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(MetaDataCopies, ShareTheirContents) {
+  rl::RecordMetaData metaData = rl::RecordMetaData::build(testRecords());
+  const rl::RecordMetaData copy = metaData;
+  // The same record types and indexes, not copies of them.
+  EXPECT_EQ(&copy.recordType("Order"), &metaData.recordType("Order"));
+  EXPECT_EQ(&copy.allIndexes(), &metaData.allIndexes());
+  EXPECT_EQ(copy.messageFactory(), metaData.messageFactory());
+}
+
+TEST(MetaDataIndexesCovering, OwnThenMultiTypeThenUniversalInAllIndexesPositions) {
+  rl::RecordMetaDataBuilder builder(testRecords());
+  builder.addMultiTypeIndex({"Order", "Person"}, rl::Index("both$id", rl::field("id")));
+  builder.addUniversalIndex(rl::Index("everything$id", rl::field("id")));
+  const rl::RecordMetaData metaData = builder.build();
+  auto namesCovering = [&](std::string_view type) {
+    std::vector<std::string> names;
+    for (size_t position : metaData.indexesCovering(metaData.recordType(type))) {
+      names.push_back(metaData.allIndexes().at(position)->name());
+    }
+    return names;
+  };
+  std::vector<std::string> order = namesCovering("Order");
+  ASSERT_GE(order.size(), 2u);
+  EXPECT_EQ(order[order.size() - 2], "both$id");
+  EXPECT_EQ(order.back(), "everything$id");
+  EXPECT_EQ(namesCovering("Person"), (std::vector<std::string>{"both$id", "everything$id"}));
+  // A record type of other metadata (same schema, another build) is not this one's.
+  const rl::RecordMetaData other = rl::RecordMetaData::build(testRecords());
+  EXPECT_THROW(metaData.indexesCovering(other.recordType("Order")), rl::MetaDataException);
+}
+
+}  // namespace

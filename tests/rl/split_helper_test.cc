@@ -2,6 +2,7 @@
 // every unsplitter error, versions completing at commit, and scans assembling records.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -362,12 +363,35 @@ class RecordScanTest : public SplitHelperTest {
           return out;
         }
         out.keys.push_back(result.value().primaryKey.getInt(0));
-        out.bytes.push_back(result.value().rawRecord);
+        out.bytes.emplace_back(result.value().rawRecord.view());
         out.versioned.push_back(result.value().version.has_value());
       }
     });
   }
 };
+
+TEST_F(RecordScanTest, RecordsKeptFromAScanOutliveItsCursorAndBatches) {
+  for (bool reverse : {false, true}) {
+    rl::ScanProperties properties =
+        reverse ? rl::ScanProperties::reverseScan() : rl::ScanProperties::forwardScan();
+    properties.streamingMode = rl::CursorStreamingMode::kSmall;  // several batches
+    std::vector<RawRecord> kept = rl::runInContext(db, [&](RecordContext& context) {
+      std::vector<RawRecord> records;
+      auto cursor = rl::scanRawRecords(context, kRecords, rl::TupleRange::all(), properties);
+      for (auto r = cursor->next(); r.hasValue(); r = cursor->next()) {
+        records.push_back(std::move(r.value()));
+      }
+      return records;  // the cursor and its batches are gone; unsplit records view them
+    });
+    ASSERT_EQ(kept.size(), 5u) << reverse;
+    if (reverse) std::reverse(kept.begin(), kept.end());
+    EXPECT_EQ(kept[0].rawRecord, "one");
+    EXPECT_EQ(kept[1].rawRecord, patterned(250'000));
+    EXPECT_EQ(kept[2].rawRecord, "three");
+    EXPECT_EQ(kept[3].rawRecord, patterned(120'000));
+    EXPECT_EQ(kept[4].rawRecord, "five");
+  }
+}
 
 TEST_F(RecordScanTest, ForwardAndReverseAssembleTheSameRecords) {
   Scanned forward = scan(rl::ScanProperties::forwardScan());
@@ -447,6 +471,70 @@ TEST_F(RecordScanTest, UnsplitFollowedBySplitIsAnErrorInAScan) {
   put(fromHex("150115011501"), "chunk");  // (1, 1) next to (1, 0)
   EXPECT_THROW(scan(rl::ScanProperties::forwardScan()), rl::RecordCoreStorageException);
   EXPECT_THROW(scan(rl::ScanProperties::reverseScan()), rl::RecordCoreStorageException);
+}
+
+}  // namespace
+
+// --- Records viewed in their read's result ---
+
+namespace {
+
+fdb::RangeRows rowsOf(const std::vector<fdb::KeyValue>& rows) {
+  fdb::RangeRowsBuilder builder;
+  for (const fdb::KeyValue& row : rows) builder.append(row.key, row.value);
+  return builder.build();
+}
+
+TEST(SingleRecordUnsplitter, AnUnsplitRecordViewsItsResultAndSurvivesMovesAndCopies) {
+  const Bytes prefix = kRecords.pack(Tuple{7});
+  const RecordVersion version = RecordVersion::complete(fromHex("00000000000000010000"), 3);
+  rl::SingleRecordUnsplitter unsplitter(kRecords.key().size(), prefix.size());
+  unsplitter.add(rowsOf({{prefix + Tuple{-1}.pack(), version.toInlineValue()},
+                         {prefix + Tuple{0}.pack(), "a record of some length, not inline"}}));
+  std::optional<RawRecord> record = unsplitter.finish(Tuple{7});
+  ASSERT_TRUE(record.has_value());
+  EXPECT_EQ(record->rawRecord, "a record of some length, not inline");
+  EXPECT_EQ(record->version, version);
+  RawRecord moved = std::move(*record);
+  EXPECT_TRUE(record->rawRecord.empty());  // NOLINT(bugprone-use-after-move): what a move leaves
+  record.reset();
+  EXPECT_EQ(moved.rawRecord, "a record of some length, not inline");
+  RawRecord copy = moved;  // a copy owns its bytes
+  moved = RawRecord{};
+  EXPECT_EQ(copy.rawRecord, "a record of some length, not inline");
+  EXPECT_EQ(copy.primaryKey, Tuple{7});
+}
+
+TEST(SingleRecordUnsplitter, ChunksOverSeveralResultsAreJoined) {
+  const Bytes prefix = kRecords.pack(Tuple{8});
+  const Bytes first(100, 'a');
+  const Bytes second(50, 'b');
+  rl::SingleRecordUnsplitter unsplitter(kRecords.key().size(), prefix.size());
+  // The first chunk could be viewed in the first result; the second result replaces it.
+  unsplitter.add(rowsOf({{prefix + Tuple{1}.pack(), first}}));
+  unsplitter.add(rowsOf({{prefix + Tuple{2}.pack(), second}}));
+  std::optional<RawRecord> record = unsplitter.finish(std::nullopt);
+  ASSERT_TRUE(record.has_value());
+  EXPECT_EQ(record->rawRecord, first + second);
+  EXPECT_TRUE(record->sizes.isSplit);
+  EXPECT_TRUE(record->primaryKey.empty());  // not decoded when not asked for
+}
+
+TEST(SingleRecordUnsplitter, AViewKeepsASharedOwnerAlive) {
+  const Bytes prefix = kRecords.pack(Tuple{9});
+  auto owner = std::make_shared<std::vector<fdb::KeyValue>>(
+      std::vector<fdb::KeyValue>{{prefix + Tuple{0}.pack(), Bytes(40, 'v')}});
+  std::vector<fdb::KeyValueRef> refs{{(*owner)[0].key, (*owner)[0].value}};
+  rl::SingleRecordUnsplitter unsplitter(kRecords.key().size(), prefix.size());
+  unsplitter.add(fdb::KeyValueRefs(refs.data(), refs.size()), owner);
+  std::weak_ptr<std::vector<fdb::KeyValue>> watch = owner;
+  owner.reset();
+  std::optional<RawRecord> record = unsplitter.finish(Tuple{9});
+  ASSERT_TRUE(record.has_value());
+  EXPECT_FALSE(watch.expired());
+  EXPECT_EQ(record->rawRecord, Bytes(40, 'v'));
+  record.reset();
+  EXPECT_TRUE(watch.expired());
 }
 
 }  // namespace

@@ -51,4 +51,18 @@ TEST(StoreLocation, DirectoryLocationsAreTheDirectoryPrefixThenTheTuple) {
   EXPECT_EQ(reopened, created);
 }
 
+TEST(StoreLocation, AppendPrefixAppendsWhatResolveReturns) {
+  fdb::Database db = fdb::Database::open("memory:");
+  for (const StoreLocation& location :
+       {StoreLocation::rawPrefix(std::string("\xfe\x01", 2)),
+        StoreLocation::tuple(fdb::Tuple{"app", 5}),
+        StoreLocation::directory({"app", "orders"}, fdb::Tuple{42})}) {
+    db.run([&](fdb::Transaction& tr) {
+      fdb::Bytes out = "before";
+      location.appendPrefix(tr, StoreLocation::kCreate, out);
+      EXPECT_EQ(out, "before" + location.resolve(tr).key()) << location.describe();
+    });
+  }
+}
+
 }  // namespace

@@ -239,7 +239,7 @@ class RemoteFetchCursor : public RecordCursor<IndexedRawRecord> {
     entry.appendPackedPrimaryKey(primaryKey_);
     unsplitter_ = SingleRecordUnsplitter(spec_.recordsSubspace.key().size(),
                                          spec_.recordsSubspace.key().size() + primaryKey_.size());
-    unsplitter_.add(rows);
+    unsplitter_.add(rows, entries_->batch());  // the record views the batch, as the entry does
     return unsplitter_.finish(fdb::Tuple::unpack(primaryKey_));
   }
 

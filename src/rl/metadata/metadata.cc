@@ -53,14 +53,14 @@ RecordMetaData RecordMetaData::fromProto(const MetaDataProto& proto) {
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // record_count_key
 MetaDataProto RecordMetaData::toProto() const {
   MetaDataProto proto;
-  records_->CopyTo(proto.mutable_records());
+  data_->records_->CopyTo(proto.mutable_records());
   std::map<std::string, const FileDescriptor*> dependencies;
-  collectDependencies(*records_, dependencies);
+  collectDependencies(*data_->records_, dependencies);
   for (const auto& [name, file] : dependencies) file->CopyTo(proto.add_dependencies());
 
   std::map<std::string, IndexProto> indexProtos;  // by name, as Java writes them
-  for (const auto& index : allIndexes_) indexProtos.emplace(index->name(), index->toProto());
-  for (const auto& [name, type] : recordTypes_) {
+  for (const auto& index : data_->allIndexes_) indexProtos.emplace(index->name(), index->toProto());
+  for (const auto& [name, type] : data_->recordTypes_) {
     for (const auto& index : type.indexes()) indexProtos.at(index->name()).add_record_type(name);
     for (const auto& index : type.multiTypeIndexes()) {
       indexProtos.at(index->name()).add_record_type(name);
@@ -73,15 +73,16 @@ MetaDataProto RecordMetaData::toProto() const {
       *typeProto->mutable_explicit_key() = *type.explicitRecordTypeKey();
   }
   for (auto& [name, indexProto] : indexProtos) *proto.add_indexes() = std::move(indexProto);
-  for (const FormerIndex& former : formerIndexes_) *proto.add_former_indexes() = former.toProto();
-  proto.set_split_long_records(splitLongRecords_);
-  proto.set_store_record_versions(storeRecordVersions_);
-  proto.set_version(version_);
-  if (usesSubspaceKeyCounter_) {
-    proto.set_subspace_key_counter(subspaceKeyCounter_);
+  for (const FormerIndex& former : data_->formerIndexes_)
+    *proto.add_former_indexes() = former.toProto();
+  proto.set_split_long_records(data_->splitLongRecords_);
+  proto.set_store_record_versions(data_->storeRecordVersions_);
+  proto.set_version(data_->version_);
+  if (data_->usesSubspaceKeyCounter_) {
+    proto.set_subspace_key_counter(data_->subspaceKeyCounter_);
     proto.set_uses_subspace_key_counter(true);
   }
-  if (recordCountKey_) *proto.mutable_record_count_key() = recordCountKey_->toProto();
+  if (data_->recordCountKey_) *proto.mutable_record_count_key() = data_->recordCountKey_->toProto();
   return proto;
 }
 #pragma GCC diagnostic pop
@@ -93,8 +94,8 @@ const RecordType& RecordMetaData::recordType(std::string_view name) const {
 }
 
 const RecordType* RecordMetaData::findRecordType(std::string_view name) const {
-  auto it = recordTypes_.find(name);
-  return it == recordTypes_.end() ? nullptr : &it->second;
+  auto it = data_->recordTypes_.find(name);
+  return it == data_->recordTypes_.end() ? nullptr : &it->second;
 }
 
 const RecordType& RecordMetaData::recordTypeForDescriptor(
@@ -106,13 +107,20 @@ const RecordType& RecordMetaData::recordTypeForDescriptor(
   return *found;
 }
 
+const std::vector<size_t>& RecordMetaData::indexesCovering(const RecordType& type) const {
+  for (const auto& [candidate, positions] : data_->indexesCovering_) {
+    if (candidate == &type) return positions;
+  }
+  throw MetaDataException("record type " + type.name() + " is not in this metadata");
+}
+
 bool RecordMetaData::hasIndex(std::string_view name) const {
-  return std::any_of(allIndexes_.begin(), allIndexes_.end(),
+  return std::any_of(data_->allIndexes_.begin(), data_->allIndexes_.end(),
                      [&](const auto& index) { return index->name() == name; });
 }
 
 const Index& RecordMetaData::index(std::string_view name) const {
-  for (const auto& index : allIndexes_) {
+  for (const auto& index : data_->allIndexes_) {
     if (index->name() == name) return *index;
   }
   throw MetaDataException("unknown index " + std::string(name));
@@ -120,13 +128,13 @@ const Index& RecordMetaData::index(std::string_view name) const {
 
 std::vector<const RecordType*> RecordMetaData::recordTypesForIndex(const Index& index) const {
   std::vector<const RecordType*> types;
-  for (const auto& universal : universalIndexes_) {
+  for (const auto& universal : data_->universalIndexes_) {
     if (universal.get() == &index || universal->name() == index.name()) {
-      for (const auto& [name, type] : recordTypes_) types.push_back(&type);
+      for (const auto& [name, type] : data_->recordTypes_) types.push_back(&type);
       return types;
     }
   }
-  for (const auto& [name, type] : recordTypes_) {
+  for (const auto& [name, type] : data_->recordTypes_) {
     auto covers = [&](const std::vector<std::shared_ptr<const Index>>& indexes) {
       return std::any_of(indexes.begin(), indexes.end(),
                          [&](const auto& candidate) { return candidate->name() == index.name(); });
@@ -138,7 +146,7 @@ std::vector<const RecordType*> RecordMetaData::recordTypesForIndex(const Index& 
 
 std::optional<KeyExpression> RecordMetaData::commonPrimaryKey() const {
   std::vector<const RecordType*> types;
-  for (const auto& [name, type] : recordTypes_) types.push_back(&type);
+  for (const auto& [name, type] : data_->recordTypes_) types.push_back(&type);
   return commonPrimaryKey(types);
 }
 

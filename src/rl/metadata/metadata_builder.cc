@@ -436,26 +436,28 @@ void RecordMetaDataBuilder::setStoreRecordVersions(bool store) {
 }
 
 RecordMetaData RecordMetaDataBuilder::build() const {
+  auto data = std::make_shared<RecordMetaData::Data>();
   RecordMetaData metaData;
-  metaData.descriptorOwner_ = descriptorOwner_;
+  metaData.data_ = data;  // filled in below, immutable once returned
+  data->descriptorOwner_ = descriptorOwner_;
   if (messageFactory_) {
-    metaData.messageFactory_ = messageFactory_;
+    data->messageFactory_ = messageFactory_;
   } else if (records_->pool() == google::protobuf::DescriptorPool::generated_pool()) {
     // Not owned: the generated factory lives as long as the program.
-    metaData.messageFactory_ = std::shared_ptr<google::protobuf::MessageFactory>(
+    data->messageFactory_ = std::shared_ptr<google::protobuf::MessageFactory>(
         std::shared_ptr<void>(), google::protobuf::MessageFactory::generated_factory());
   } else {
-    metaData.messageFactory_ = std::make_shared<google::protobuf::DynamicMessageFactory>();
+    data->messageFactory_ = std::make_shared<google::protobuf::DynamicMessageFactory>();
   }
-  metaData.records_ = records_;
-  metaData.union_ = union_;
-  metaData.version_ = version_;
-  metaData.splitLongRecords_ = splitLongRecords_;
-  metaData.storeRecordVersions_ = storeRecordVersions_;
-  metaData.usesSubspaceKeyCounter_ = usesSubspaceKeyCounter_;
-  metaData.subspaceKeyCounter_ = subspaceKeyCounter_;
-  metaData.formerIndexes_ = formerIndexes_;
-  metaData.recordCountKey_ = recordCountKey_;
+  data->records_ = records_;
+  data->union_ = union_;
+  data->version_ = version_;
+  data->splitLongRecords_ = splitLongRecords_;
+  data->storeRecordVersions_ = storeRecordVersions_;
+  data->usesSubspaceKeyCounter_ = usesSubspaceKeyCounter_;
+  data->subspaceKeyCounter_ = subspaceKeyCounter_;
+  data->formerIndexes_ = formerIndexes_;
+  data->recordCountKey_ = recordCountKey_;
   if (recordTypes_.empty()) throw MetaDataException("the schema defines no record types");
 
   // Indexes, with primary-key positions for those on a single record type.
@@ -463,10 +465,10 @@ RecordMetaData RecordMetaDataBuilder::build() const {
   for (const Index& index : indexes_) {
     auto copy = std::make_shared<Index>(index);
     indexesByName.emplace(index.name(), copy);
-    metaData.allIndexes_.push_back(copy);
+    data->allIndexes_.push_back(copy);
   }
   for (const std::string& name : universalIndexNames_) {
-    metaData.universalIndexes_.push_back(indexesByName.at(name));
+    data->universalIndexes_.push_back(indexesByName.at(name));
   }
 
   std::map<fdb::TupleElement, std::string> typeKeys;
@@ -521,12 +523,12 @@ RecordMetaData RecordMetaDataBuilder::build() const {
     for (const std::string& indexName : builder.multiTypeIndexNames_) {
       type.multiTypeIndexes_.push_back(indexesByName.at(indexName));
     }
-    metaData.recordTypes_.emplace(name, std::move(type));
+    data->recordTypes_.emplace(name, std::move(type));
   }
 
   // Every index fits each record type it covers; subspace keys and versions are sane.
   std::map<fdb::TupleElement, std::string> subspaceKeys;
-  for (const auto& index : metaData.allIndexes_) {
+  for (const auto& index : data->allIndexes_) {
     for (const RecordType* type : metaData.recordTypesForIndex(*index)) {
       try {
         index->rootExpression().validate(type->descriptor());
@@ -552,6 +554,20 @@ RecordMetaData RecordMetaDataBuilder::build() const {
       throw MetaDataException("index " + used->second + " uses the subspace key of a former index" +
                               (former.formerName ? " " + *former.formerName : std::string()));
     }
+  }
+  // The indexes covering each record type, once for every store opened with this metadata.
+  for (const auto& [name, type] : data->recordTypes_) {
+    auto positionOf = [&](const Index* index) {
+      for (size_t i = 0; i < data->allIndexes_.size(); ++i) {
+        if (data->allIndexes_[i].get() == index) return i;
+      }
+      throw MetaDataException("index " + index->name() + " is not in the metadata's index list");
+    };
+    std::vector<size_t> positions;
+    for (const auto& index : type.indexes()) positions.push_back(positionOf(index.get()));
+    for (const auto& index : type.multiTypeIndexes()) positions.push_back(positionOf(index.get()));
+    for (const auto& index : data->universalIndexes_) positions.push_back(positionOf(index.get()));
+    data->indexesCovering_.emplace_back(&type, std::move(positions));
   }
   return metaData;
 }

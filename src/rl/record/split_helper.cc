@@ -208,6 +208,40 @@ void deleteSplit(RecordContext& context, const fdb::Subspace& subspace,
 
 // --- Loading one record ---
 
+RecordBytes RecordBytes::viewIn(fdb::RangeRows rows, std::string_view bytes) {
+  RecordBytes viewed;
+  viewed.rows_ = std::move(rows);  // moving keeps the block, so `bytes` stays where it is
+  viewed.view_ = bytes;
+  viewed.isView_ = true;
+  return viewed;
+}
+
+RecordBytes RecordBytes::viewIn(std::shared_ptr<const void> owner, std::string_view bytes) {
+  RecordBytes viewed;
+  viewed.owner_ = std::move(owner);
+  viewed.view_ = bytes;
+  viewed.isView_ = true;
+  return viewed;
+}
+
+RecordBytes& RecordBytes::operator=(RecordBytes&& other) noexcept {
+  if (this == &other) return *this;
+  owned_ = std::move(other.owned_);
+  rows_ = std::move(other.rows_);  // the block moves whole: view_ stays valid
+  owner_ = std::move(other.owner_);
+  view_ = other.view_;
+  isView_ = other.isView_;
+  other.owned_.clear();
+  other.view_ = {};
+  other.isView_ = false;
+  return *this;
+}
+
+RecordBytes& RecordBytes::operator=(const RecordBytes& other) {
+  if (this != &other) *this = RecordBytes(other);
+  return *this;
+}
+
 std::string SingleRecordUnsplitter::printablePrimaryKey(std::string_view key) const {
   return fdb::printable(key.substr(primaryKeyBegin_, prefixSize_ - primaryKeyBegin_));
 }
@@ -218,14 +252,57 @@ void SingleRecordUnsplitter::addPendingVersion(uint16_t localVersion, std::strin
 }
 
 void SingleRecordUnsplitter::add(const fdb::KeyValueRefs& rows) {
+  stopViewing();
   // One allocation for the record's bytes when it arrives in one read.
   size_t total = 0;
   for (const fdb::KeyValueRef& row : rows) total += row.value.size();
   data_.reserve(data_.size() + total);
-  for (const fdb::KeyValueRef& row : rows) add(row.key, row.value);
+  for (const fdb::KeyValueRef& row : rows) addRow(row.key, row.value);
 }
 
 void SingleRecordUnsplitter::add(std::string_view key, std::string_view value) {
+  stopViewing();
+  addRow(key, value);
+}
+
+void SingleRecordUnsplitter::add(fdb::RangeRows&& rows) {
+  stopViewing();
+  // The rows' block does not move with them: views taken before the move stay valid.
+  rows_ = std::move(rows);
+  owner_.reset();
+  mayView_ = true;
+  for (const fdb::KeyValueRef& row : rows_) addRow(row.key, row.value);
+  mayView_ = false;
+}
+
+void SingleRecordUnsplitter::add(const fdb::KeyValueRefs& rows, std::shared_ptr<const void> owner) {
+  stopViewing();
+  owner_ = std::move(owner);
+  rows_ = fdb::RangeRows();
+  mayView_ = true;
+  for (const fdb::KeyValueRef& row : rows) addRow(row.key, row.value);
+  mayView_ = false;
+}
+
+void SingleRecordUnsplitter::stopViewing() {
+  if (!viewing_) return;
+  data_.assign(viewed_);
+  viewing_ = false;
+  viewed_ = {};
+}
+
+void SingleRecordUnsplitter::appendData(std::string_view value) {
+  if (!hasData_ && mayView_) {
+    viewing_ = true;
+    viewed_ = value;
+  } else {
+    stopViewing();
+    data_.append(value);
+  }
+  hasData_ = true;
+}
+
+void SingleRecordUnsplitter::addRow(std::string_view key, std::string_view value) {
   if (key.size() < prefixSize_) {
     throw RecordCoreStorageException("a record key shorter than its prefix: " +
                                      fdb::printable(key));
@@ -241,8 +318,7 @@ void SingleRecordUnsplitter::add(std::string_view key, std::string_view value) {
                                        printablePrimaryKey(key));
     }
     hasUnsplit_ = true;
-    hasData_ = true;
-    data_.append(value);
+    appendData(value);
     sizes_.add(key, value);
     sizes_.isSplit = false;
   } else if (index == lastIndex_ + 1) {
@@ -253,8 +329,7 @@ void SingleRecordUnsplitter::add(std::string_view key, std::string_view value) {
       }
       sizes_.isSplit = true;
     }
-    hasData_ = true;
-    data_.append(value);
+    appendData(value);
     sizes_.add(key, value);
     lastIndex_ = index;
   } else if (lastIndex_ >= kStartSplitRecordSuffix) {
@@ -267,16 +342,27 @@ void SingleRecordUnsplitter::add(std::string_view key, std::string_view value) {
   }
 }
 
-std::optional<RawRecord> SingleRecordUnsplitter::finish(fdb::Tuple primaryKey) {
+std::optional<RawRecord> SingleRecordUnsplitter::finish(std::optional<fdb::Tuple> primaryKey) {
   if (!hasData_) {
     if (version_) {
       throw FoundSplitWithoutStartException(
           "Found split record without start: a version without data for " +
-          fdb::printable(primaryKey.pack()));
+          (primaryKey ? fdb::printable(primaryKey->pack()) : std::string("a record")));
     }
     return std::nullopt;
   }
-  RawRecord record{std::move(primaryKey), std::move(data_), std::move(version_), sizes_};
+  RawRecord record{
+      primaryKey ? std::move(*primaryKey) : fdb::Tuple(), {}, std::move(version_), sizes_};
+  if (viewing_) {
+    record.rawRecord = owner_ ? RecordBytes::viewIn(std::move(owner_), viewed_)
+                              : RecordBytes::viewIn(std::move(rows_), viewed_);
+  } else {
+    record.rawRecord = RecordBytes(std::move(data_));
+  }
+  viewing_ = false;
+  viewed_ = {};
+  rows_ = fdb::RangeRows();
+  owner_.reset();
   data_.clear();
   hasData_ = false;
   hasUnsplit_ = false;
@@ -289,10 +375,11 @@ std::optional<RawRecord> SingleRecordUnsplitter::finish(fdb::Tuple primaryKey) {
 PendingRecordLoad::PendingRecordLoad(RecordContext& context, const fdb::Subspace& subspace,
                                      const fdb::Tuple& primaryKey, const SplitLoadOptions& options)
     : context_(&context), primaryKeyBegin_(subspace.key().size()), options_(options) {
-  // The primary key packed in place, after the subspace (no temporary packed copy).
-  recordPrefix_.reserve(subspace.key().size() + 32);
-  recordPrefix_.append(subspace.key());
-  primaryKey.packInto(recordPrefix_);
+  // Packed in a per-thread buffer, then kept inline.
+  thread_local fdb::Bytes packed;
+  packed.clear();
+  primaryKey.packInto(packed);
+  recordPrefix_.assign(subspace.key(), packed);
   start();
 }
 
@@ -300,10 +387,22 @@ PendingRecordLoad::PendingRecordLoad(RecordContext& context, const fdb::Subspace
                                      std::string_view packedPrimaryKey,
                                      const SplitLoadOptions& options)
     : context_(&context), primaryKeyBegin_(subspace.key().size()), options_(options) {
-  recordPrefix_.reserve(subspace.key().size() + packedPrimaryKey.size());
-  recordPrefix_.append(subspace.key());
-  recordPrefix_.append(packedPrimaryKey);
+  recordPrefix_.assign(subspace.key(), packedPrimaryKey);
   start();
+}
+
+void PendingRecordLoad::KeyPrefix::assign(std::string_view subspace,
+                                          std::string_view packedPrimaryKey) {
+  size_ = subspace.size() + packedPrimaryKey.size();
+  if (size_ <= kInlineBytes) {
+    std::copy(subspace.begin(), subspace.end(), inline_);
+    std::copy(packedPrimaryKey.begin(), packedPrimaryKey.end(), inline_ + subspace.size());
+    heap_.clear();
+  } else {
+    heap_.reserve(size_);
+    heap_.assign(subspace);
+    heap_.append(packedPrimaryKey);
+  }
 }
 
 void PendingRecordLoad::start() {
@@ -311,22 +410,22 @@ void PendingRecordLoad::start() {
   const SplitLoadOptions& options = options_;
   fdb::Transaction& tr = context.transaction();
   const bool snapshot = options.isolation == IsolationLevel::kSnapshot;
+  const std::string_view recordPrefix = recordPrefix_.view();
   if (!options.splitLongRecords && options.missingUnsplitRecordSuffix) {
-    legacyRead_ = snapshot ? tr.snapshot().get(recordPrefix_) : tr.get(recordPrefix_);
+    legacyRead_ = snapshot ? tr.snapshot().get(recordPrefix) : tr.get(recordPrefix);
     return;
   }
   if (context.hasLocalVersions()) {
-    const size_t prefixSize = recordPrefix_.size();
-    recordPrefix_.append(fdb::Tuple{kRecordVersionSuffix}.pack());
-    pendingLocalVersion_ = context.localVersion(recordPrefix_);
-    recordPrefix_.resize(prefixSize);
+    fdb::Bytes versionKey(recordPrefix);
+    fdb::Tuple{kRecordVersionSuffix}.packInto(versionKey);
+    pendingLocalVersion_ = context.localVersion(versionKey);
   }
   // Every key strictly under (pk): the version, the unsplit value, the chunks. The read
   // copies its selectors, so they are built in per-thread buffers (no allocation a load).
   thread_local fdb::KeySelector begin, end;
-  begin.key.assign(recordPrefix_);
+  begin.key.assign(recordPrefix);
   begin.key.push_back('\x00');
-  end.key.assign(recordPrefix_);
+  end.key.assign(recordPrefix);
   end.key.push_back('\xff');
   begin.orEqual = end.orEqual = false;
   begin.offset = end.offset = 1;
@@ -341,42 +440,50 @@ bool PendingRecordLoad::isReady() const {
 }
 
 fdb::Tuple PendingRecordLoad::primaryKey() const {
-  return fdb::Tuple::unpack(std::string_view(recordPrefix_).substr(primaryKeyBegin_));
+  return fdb::Tuple::unpack(recordPrefix_.view().substr(primaryKeyBegin_));
 }
 
-std::optional<RawRecord> PendingRecordLoad::get() {
+std::optional<RawRecord> PendingRecordLoad::get(bool decodePrimaryKey) {
+  const std::string_view recordPrefix = recordPrefix_.view();
   if (legacyRead_) {
     std::optional<fdb::Bytes> value = std::move(*legacyRead_).get();
     legacyRead_.reset();
     if (!value) return std::nullopt;
-    RawRecord record{primaryKey(), {}, std::nullopt, {}};
-    record.sizes.set(recordPrefix_, *value);
+    RawRecord record{decodePrimaryKey ? primaryKey() : fdb::Tuple(), {}, std::nullopt, {}};
+    record.sizes.set(recordPrefix, *value);
     record.rawRecord = std::move(*value);
     return record;
   }
   if (!rangeRead_) throw RecordCoreException("a pending record load was already used");
 
-  SingleRecordUnsplitter unsplitter(primaryKeyBegin_, recordPrefix_.size());
+  SingleRecordUnsplitter unsplitter(primaryKeyBegin_, recordPrefix.size());
   if (pendingLocalVersion_) {
-    unsplitter.addPendingVersion(*pendingLocalVersion_,
-                                 recordPrefix_ + fdb::Tuple{kRecordVersionSuffix}.pack());
+    fdb::Bytes versionKey(recordPrefix);
+    fdb::Tuple{kRecordVersionSuffix}.packInto(versionKey);
+    unsplitter.addPendingVersion(*pendingLocalVersion_, versionKey);
   }
   const bool snapshot = options_.isolation == IsolationLevel::kSnapshot;
   while (true) {
     fdb::RangeResult batch = std::move(*rangeRead_).get();
     rangeRead_.reset();
+    if (!batch.more) {
+      // The last (usually the only) batch: an unsplit record is viewed in it, not copied.
+      unsplitter.add(std::move(batch.rows));
+      break;
+    }
     unsplitter.add(batch.rows);
-    if (!batch.more) break;
     // A record of many chunks can take more than one read; go on after the last key.
     fdb::Transaction& tr = context_->transaction();
     const fdb::RangeOptions rangeOptions = wholeRecordRangeOptions();
     const fdb::KeySelector begin = fdb::KeySelector::firstGreaterThan(batch.rows.back().key);
-    const fdb::KeySelector end{recordPrefix_ + '\xff', false, 1};
+    fdb::KeySelector end{fdb::Bytes(recordPrefix), false, 1};
+    end.key.push_back('\xff');
     rangeRead_ = snapshot ? tr.snapshot().getRange(begin, end, rangeOptions)
                           : tr.getRange(begin, end, rangeOptions);
   }
   if (unsplitter.empty()) return std::nullopt;  // no record: the key is not decoded
-  return unsplitter.finish(primaryKey());
+  return unsplitter.finish(decodePrimaryKey ? std::optional<fdb::Tuple>(primaryKey())
+                                            : std::nullopt);
 }
 
 std::optional<RawRecord> loadWithSplit(RecordContext& context, const fdb::Subspace& subspace,
@@ -392,9 +499,25 @@ std::optional<RawRecord> loadWithSplit(RecordContext& context, const fdb::Subspa
 KeyValueUnsplitter::KeyValueUnsplitter(RecordContext& context, const fdb::Subspace& subspace,
                                        CursorPtr<fdb::KeyValueRef> inner, bool oldVersionFormat,
                                        bool reverse, CursorLimitManager limits)
+    : KeyValueUnsplitter(context, subspace, std::move(inner), nullptr, oldVersionFormat, reverse,
+                         std::move(limits)) {}
+
+KeyValueUnsplitter::KeyValueUnsplitter(RecordContext& context, const fdb::Subspace& subspace,
+                                       std::unique_ptr<KeyValueCursor> inner, bool oldVersionFormat,
+                                       bool reverse, CursorLimitManager limits)
+    : KeyValueUnsplitter(context, subspace, nullptr, inner.get(), oldVersionFormat, reverse,
+                         std::move(limits)) {
+  inner_ = std::move(inner);
+}
+
+KeyValueUnsplitter::KeyValueUnsplitter(RecordContext& context, const fdb::Subspace& subspace,
+                                       CursorPtr<fdb::KeyValueRef> inner,
+                                       const KeyValueCursor* batches, bool oldVersionFormat,
+                                       bool reverse, CursorLimitManager limits)
     : context_(&context),
       subspace_(subspace),
       inner_(std::move(inner)),
+      batches_(batches),
       oldVersionFormat_(oldVersionFormat),
       reverse_(reverse),
       limits_(std::move(limits)) {}
@@ -431,10 +554,30 @@ CursorResult<RawRecord> KeyValueUnsplitter::next() {
       return *stopped_;
     }
     limits_.tryRecordScan();  // a record is never cut: a stop shows at the next record
-    if (appendKeyValue(result.value().key, result.value().value, result.continuation())) break;
+    rowFromBatch_ = batches_ != nullptr;
+    const bool last =
+        appendKeyValue(result.value().key, result.value().value, result.continuation());
+    rowFromBatch_ = false;
+    if (last) break;
   }
   RawRecord record = finishRecord();
   return CursorResult<RawRecord>::withValue(std::move(record), continuation_);
+}
+
+void KeyValueUnsplitter::addChunk(std::string_view value) {
+  if (chunks_.empty() && !viewingChunk_ && rowFromBatch_) {
+    // Maybe the record's only chunk: viewed in the inner cursor's batch, which it keeps.
+    viewingChunk_ = true;
+    viewedChunk_ = value;
+    chunkOwner_ = batches_->currentBatch();
+    return;
+  }
+  if (viewingChunk_) {
+    chunks_.emplace_back(viewedChunk_);
+    viewingChunk_ = false;
+    chunkOwner_.reset();
+  }
+  chunks_.emplace_back(value);
 }
 
 bool KeyValueUnsplitter::appendKeyValue(std::string_view key, std::string_view value,
@@ -478,6 +621,8 @@ void KeyValueUnsplitter::startRecord(std::string_view key, std::string_view valu
   prefix_ = std::move(prefix);
   lastIndex_ = index;
   chunks_.clear();
+  viewingChunk_ = false;
+  chunkOwner_.reset();
   version_.reset();
   hasData_ = false;
   complete_ = false;
@@ -498,12 +643,12 @@ void KeyValueUnsplitter::startRecord(std::string_view key, std::string_view valu
     sizes_.isVersionedInline = true;
   } else if (index == kUnsplitRecordSuffix) {
     hasData_ = true;
-    chunks_.emplace_back(value);
+    addChunk(value);
     sizes_.isSplit = false;
     complete_ = !reverse_;  // reverse: a version key may come next
   } else if (index == kStartSplitRecordSuffix || (reverse_ && index > kStartSplitRecordSuffix)) {
     hasData_ = true;
-    chunks_.emplace_back(value);
+    addChunk(value);
     sizes_.isSplit = true;
   } else {
     throw FoundSplitWithoutStartException(
@@ -519,13 +664,13 @@ bool KeyValueUnsplitter::appendToRecord(int64_t index, std::string_view key,
     if (lastIndex_ == kRecordVersionSuffix &&
         (index == kUnsplitRecordSuffix || index == kStartSplitRecordSuffix)) {
       hasData_ = true;
-      chunks_.emplace_back(value);
+      addChunk(value);
       sizes_.isSplit = index == kStartSplitRecordSuffix;
       lastIndex_ = index;
       return index == kUnsplitRecordSuffix;
     }
     if (lastIndex_ >= kStartSplitRecordSuffix && index == lastIndex_ + 1) {
-      chunks_.emplace_back(value);
+      addChunk(value);
       lastIndex_ = index;
       return false;  // more chunks may follow
     }
@@ -551,7 +696,7 @@ bool KeyValueUnsplitter::appendToRecord(int64_t index, std::string_view key,
     return true;  // the version is a record's first key
   }
   if (index >= kStartSplitRecordSuffix && index == lastIndex_ - 1) {
-    chunks_.emplace_back(value);
+    addChunk(value);
     lastIndex_ = index;
     return false;
   }
@@ -582,7 +727,7 @@ RawRecord KeyValueUnsplitter::finishRecord() {
                     fdb::printable(primaryKey_.pack())));
   }
   if (reverse_) std::reverse(chunks_.begin(), chunks_.end());
-  if (!oldVersionFormat_) {
+  if (!oldVersionFormat_ && context_->hasLocalVersions()) {
     // A version saved in this transaction is still in the context's cache.
     const fdb::Bytes versionKey = prefix_ + fdb::Tuple{kRecordVersionSuffix}.pack();
     if (std::optional<uint16_t> local = context_->localVersion(versionKey)) {
@@ -591,7 +736,13 @@ RawRecord KeyValueUnsplitter::finishRecord() {
     }
   }
   sizes_.isVersionedInline = version_.has_value();
-  RawRecord record{std::move(primaryKey_), joinChunks(chunks_), std::move(version_), sizes_};
+  RawRecord record{std::move(primaryKey_), {}, std::move(version_), sizes_};
+  if (viewingChunk_) {
+    record.rawRecord = RecordBytes::viewIn(std::move(chunkOwner_), viewedChunk_);
+    viewingChunk_ = false;
+  } else {
+    record.rawRecord = joinChunks(chunks_);
+  }
   previousPrefix_ = std::move(prefix_);
   inRecord_ = false;
   complete_ = false;

@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -60,10 +61,42 @@ struct SizeInfo {
   friend bool operator==(const SizeInfo&, const SizeInfo&) = default;
 };
 
+// The bytes of a stored record: a copy of its own (a record joined from chunks), or a view
+// of its one value in the read result that holds it, kept alive with it (no copy). Moves keep
+// a view valid (and leave the moved-from bytes empty); a copy of a view owns a copy of the
+// bytes.
+class RecordBytes {
+ public:
+  RecordBytes() = default;
+  RecordBytes(fdb::Bytes bytes) : owned_(std::move(bytes)) {}  // NOLINT: bytes are bytes
+  // `bytes`, inside `rows`' block.
+  static RecordBytes viewIn(fdb::RangeRows rows, std::string_view bytes);
+  // `bytes`, kept alive by `owner`.
+  static RecordBytes viewIn(std::shared_ptr<const void> owner, std::string_view bytes);
+
+  RecordBytes(const RecordBytes& other) : owned_(other.view()) {}
+  RecordBytes& operator=(const RecordBytes& other);
+  RecordBytes(RecordBytes&& other) noexcept { *this = std::move(other); }
+  RecordBytes& operator=(RecordBytes&& other) noexcept;
+
+  std::string_view view() const { return isView_ ? view_ : std::string_view(owned_); }
+  operator std::string_view() const { return view(); }  // NOLINT: read as bytes
+  size_t size() const { return view().size(); }
+  bool empty() const { return view().empty(); }
+  friend bool operator==(const RecordBytes& a, std::string_view b) { return a.view() == b; }
+
+ private:
+  fdb::Bytes owned_;
+  fdb::RangeRows rows_;                // the owner of a view into a range read's result
+  std::shared_ptr<const void> owner_;  // or another owner of the viewed bytes
+  std::string_view view_;
+  bool isView_ = false;
+};
+
 // A record as stored: primary key, the (joined) bytes, its inline version and sizes.
 struct RawRecord {
   fdb::Tuple primaryKey;
-  fdb::Bytes rawRecord;
+  RecordBytes rawRecord;
   std::optional<RecordVersion> version;
   SizeInfo sizes;
 };
@@ -121,19 +154,33 @@ class SingleRecordUnsplitter {
   // A version this transaction saved and still holds back (from the context's local-version
   // cache), stored at `versionKey`. Call before add().
   void addPendingVersion(uint16_t localVersion, std::string_view versionKey);
-  // Adds key-values that follow those added so far.
+  // Adds key-values that follow those added so far, copying their values.
   void add(const fdb::KeyValueRefs& rows);
   void add(std::string_view key, std::string_view value);
+  // The same without a copy when the record is one value (unsplit): the record views it in
+  // `rows` (kept) or in bytes `owner` keeps alive. A later add() copies it after all.
+  void add(fdb::RangeRows&& rows);
+  void add(const fdb::KeyValueRefs& rows, std::shared_ptr<const void> owner);
   bool empty() const { return sizes_.keyCount == 0; }
-  // The record, or nullopt when nothing was added. Leaves the unsplitter empty.
-  std::optional<RawRecord> finish(fdb::Tuple primaryKey);
+  // The record, or nullopt when nothing was added. Leaves the unsplitter empty. With
+  // `primaryKey` nullopt, the record's primaryKey is left empty (the caller knows it).
+  std::optional<RawRecord> finish(std::optional<fdb::Tuple> primaryKey);
 
  private:
   std::string printablePrimaryKey(std::string_view key) const;
+  void addRow(std::string_view key, std::string_view value);
+  void appendData(std::string_view value);
+  // Copies a viewed value into data_ (before more data or another owner comes).
+  void stopViewing();
 
   size_t primaryKeyBegin_;
   size_t prefixSize_;
   fdb::Bytes data_;
+  bool mayView_ = false;  // while adding rows whose owner is kept
+  bool viewing_ = false;  // the data is viewed_, not data_
+  std::string_view viewed_;
+  fdb::RangeRows rows_;
+  std::shared_ptr<const void> owner_;
   bool hasData_ = false;
   bool hasUnsplit_ = false;
   int64_t lastIndex_ = 0;
@@ -152,17 +199,35 @@ class PendingRecordLoad {
   PendingRecordLoad(RecordContext& context, const fdb::Subspace& subspace,
                     std::string_view packedPrimaryKey, const SplitLoadOptions& options);
   // The record, or nullopt when there is none. Throws the errors listed above. Call once.
-  std::optional<RawRecord> get();
+  // With decodePrimaryKey false, the record's primaryKey is left empty (the caller knows it).
+  std::optional<RawRecord> get(bool decodePrimaryKey = true);
   bool isReady() const;
 
  private:
+  // A record's key prefix, inline up to kInlineBytes (a load of a record whose key is that
+  // short allocates nothing for it), on the heap beyond.
+  class KeyPrefix {
+   public:
+    static constexpr size_t kInlineBytes = 64;
+    void assign(std::string_view subspace, std::string_view packedPrimaryKey);
+    std::string_view view() const {
+      return size_ <= kInlineBytes ? std::string_view(inline_, size_) : std::string_view(heap_);
+    }
+    size_t size() const { return size_; }
+
+   private:
+    char inline_[kInlineBytes];
+    size_t size_ = 0;
+    fdb::Bytes heap_;
+  };
+
   // Issues the read of the record at recordPrefix_.
   void start();
   fdb::Tuple primaryKey() const;
 
   RecordContext* context_;
-  size_t primaryKeyBegin_;   // in recordPrefix_: the subspace's size
-  fdb::Bytes recordPrefix_;  // subspace + packed primary key
+  size_t primaryKeyBegin_;  // in recordPrefix_: the subspace's size
+  KeyPrefix recordPrefix_;  // subspace + packed primary key
   SplitLoadOptions options_;
   std::optional<uint16_t> pendingLocalVersion_;
   std::optional<fdb::Future<std::optional<fdb::Bytes>>> legacyRead_;
@@ -194,6 +259,11 @@ class KeyValueUnsplitter : public RecordCursor<RawRecord> {
   KeyValueUnsplitter(RecordContext& context, const fdb::Subspace& subspace,
                      CursorPtr<fdb::KeyValueRef> inner, bool oldVersionFormat, bool reverse,
                      CursorLimitManager limits);
+  // The same over a key-value cursor whose batches a record of one value views instead of
+  // copying it (the record keeps the batch alive).
+  KeyValueUnsplitter(RecordContext& context, const fdb::Subspace& subspace,
+                     std::unique_ptr<KeyValueCursor> inner, bool oldVersionFormat, bool reverse,
+                     CursorLimitManager limits);
 
   CursorResult<RawRecord> next() override;
 
@@ -202,6 +272,11 @@ class KeyValueUnsplitter : public RecordCursor<RawRecord> {
     fdb::KeyValue keyValue;
     Continuation continuation;
   };
+  KeyValueUnsplitter(RecordContext& context, const fdb::Subspace& subspace,
+                     CursorPtr<fdb::KeyValueRef> inner, const KeyValueCursor* batches,
+                     bool oldVersionFormat, bool reverse, CursorLimitManager limits);
+  // Adds a chunk of the record's bytes (in key order).
+  void addChunk(std::string_view value);
   // Appends one key-value; true when it belongs to the next record (kept as pending).
   bool appendKeyValue(std::string_view key, std::string_view value,
                       const Continuation& continuation);
@@ -213,6 +288,7 @@ class KeyValueUnsplitter : public RecordCursor<RawRecord> {
   RecordContext* context_;
   fdb::Subspace subspace_;
   CursorPtr<fdb::KeyValueRef> inner_;
+  const KeyValueCursor* batches_ = nullptr;  // inner_, when it is a KeyValueCursor
   bool oldVersionFormat_;
   bool reverse_;
   CursorLimitManager limits_;
@@ -224,6 +300,12 @@ class KeyValueUnsplitter : public RecordCursor<RawRecord> {
   int64_t lastIndex_ = 0;
   bool hasData_ = false;
   std::vector<fdb::Bytes> chunks_;  // in key order
+  // The record's first chunk while it is its only one, viewed in the inner cursor's batch
+  // (chunkOwner_) rather than copied into chunks_.
+  bool viewingChunk_ = false;
+  std::string_view viewedChunk_;
+  std::shared_ptr<const void> chunkOwner_;
+  bool rowFromBatch_ = false;  // the key-value being added views batches_
   std::optional<RecordVersion> version_;
   SizeInfo sizes_;
   bool complete_ = false;

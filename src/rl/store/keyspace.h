@@ -54,6 +54,15 @@ inline fdb::Subspace childSubspace(const fdb::Subspace& parent, int64_t element)
   return fdb::Subspace::fromBytes(scratch);
 }
 
+// prefixRange(prefix) into `range`, reusing its buffers (no allocation once they are large
+// enough).
+inline void assignPrefixRange(fdb::KeyRange& range, std::string_view prefix) {
+  range.begin.assign(prefix);
+  range.begin.push_back('\x00');
+  range.end.assign(prefix);
+  range.end.push_back('\xff');
+}
+
 // Subspace::range() of the subspace at `prefix`: [prefix + 0x00, prefix + 0xff), one
 // allocation a bound.
 inline fdb::KeyRange prefixRange(std::string_view prefix) {

@@ -27,7 +27,8 @@ std::optional<MetaDataProto> MetaDataStore::read(const fdb::Subspace& subspace,
   const std::optional<RawRecord> raw = loadWithSplit(*context_, subspace, key);
   if (!raw) return std::nullopt;
   MetaDataProto proto;
-  if (!proto.ParseFromString(raw->rawRecord)) {
+  if (!proto.ParseFromArray(raw->rawRecord.view().data(),
+                            static_cast<int>(raw->rawRecord.size()))) {
     throw MetaDataException(fmt::format("the metadata stored at {} does not parse as MetaData",
                                         fdb::printable(subspace.pack(key))));
   }
@@ -75,7 +76,8 @@ void MetaDataStore::save(const MetaDataProto& proto) {
   const std::optional<RawRecord> current = loadWithSplit(*context_, at, currentKey());
   if (current) {
     MetaDataProto old;
-    if (!old.ParseFromString(current->rawRecord)) {
+    if (!old.ParseFromArray(current->rawRecord.view().data(),
+                            static_cast<int>(current->rawRecord.size()))) {
       throw MetaDataException(fmt::format("the metadata stored at {} does not parse as MetaData",
                                           fdb::printable(at.pack(currentKey()))));
     }

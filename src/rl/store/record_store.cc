@@ -38,19 +38,19 @@ bool hasMaintainedIndex(const RecordStore::State& state) {
 
 std::string describeKey(const fdb::Tuple& primaryKey) { return fdb::printable(primaryKey.pack()); }
 
-// The stored record under `primaryKey` with its version, or nullopt.
+// The stored record under `primaryKey` with its version, or nullopt. Its primaryKey is
+// left empty: the caller has it.
 std::optional<RawRecord> loadRaw(RecordStore::State& state, const fdb::Tuple& primaryKey,
                                  IsolationLevel isolation = IsolationLevel::kSerializable) {
   PendingRecordLoad load(*state.context, state.recordsSubspace, primaryKey,
                          state.splitLoadOptions(isolation));
-  std::optional<fdb::Future<std::optional<fdb::Bytes>>> legacyVersion;
-  std::optional<RawRecord> raw = load.get();
+  std::optional<RawRecord> raw = load.get(/*decodePrimaryKey=*/false);
   if (!raw) return std::nullopt;
   state.counters.keysRead += raw->sizes.keyCount;
   state.counters.bytesRead += raw->sizes.keySize + raw->sizes.valueSize;
   if (state.oldVersionFormat()) {
     raw->version =
-        loadOldFormatVersion(*state.context, state.legacyVersionSubspace, primaryKey, isolation);
+        loadOldFormatVersion(*state.context, state.legacyVersionSubspace(), primaryKey, isolation);
   }
   return raw;
 }
@@ -81,14 +81,37 @@ std::string_view unwrapStored(const RecordStore::State& state, std::string_view 
 
 // --- Shared helpers (record_store_state.h) ---
 
-std::unique_ptr<google::protobuf::Message> store::newMessage(const RecordStore::State& state,
-                                                             const RecordType& type) {
+namespace {
+
+const google::protobuf::Message& prototypeOf(const RecordStore::State& state,
+                                             const RecordType& type) {
   const google::protobuf::Message* prototype =
       state.messageFactory->GetPrototype(&type.descriptor());
   if (prototype == nullptr) {
     throw RecordCoreException("no message factory prototype for " + type.descriptor().full_name());
   }
-  return std::unique_ptr<google::protobuf::Message>(prototype->New());
+  return *prototype;
+}
+
+}  // namespace
+
+std::unique_ptr<google::protobuf::Message> store::newMessage(const RecordStore::State& state,
+                                                             const RecordType& type) {
+  return std::unique_ptr<google::protobuf::Message>(prototypeOf(state, type).New());
+}
+
+std::shared_ptr<const google::protobuf::Message> store::deserializeRecordOnArena(
+    RecordStore::State& state, std::string_view stored, const RecordType*& type,
+    RecordArenas* arenas) {
+  fdb::Bytes buffer;
+  const std::string_view bytes = unwrapStored(state, stored, buffer);
+  const UnionRecord found = findUnionRecord(state.metaData, bytes);
+  type = found.type;
+  const google::protobuf::Message& prototype = prototypeOf(state, *found.type);
+  std::shared_ptr<google::protobuf::Message> message =
+      arenas != nullptr ? arenas->newMessage(prototype) : newMessageOnOwnArena(prototype);
+  parseRecord(*found.type, found.recordBytes(), *message);
+  return message;
 }
 
 std::unique_ptr<google::protobuf::Message> store::deserializeRecord(RecordStore::State& state,
@@ -117,14 +140,15 @@ CursorPtr<LoadedRecord> store::scanLoadedRecords(RecordStore::State& state, cons
   CursorPtr<RawRecord> raw = scanRawRecords(*state.context, state.recordsSubspace, range,
                                             properties, continuation, recordScanLayout(state));
   const IsolationLevel isolation = properties.execute.isolation;
-  return map(std::move(raw), [state = state.shared_from_this(), isolation](RawRecord&& raw) {
+  return map(std::move(raw), [state = state.shared_from_this(), isolation,
+                              arenas = RecordArenas()](RawRecord&& raw) mutable {
     LoadedRecord loaded;
-    loaded.record = deserializeRecord(*state, raw.rawRecord, loaded.recordType);
+    loaded.record = deserializeRecordOnArena(*state, raw.rawRecord, loaded.recordType, &arenas);
     loaded.primaryKey = std::move(raw.primaryKey);
     loaded.version = std::move(raw.version);
     loaded.size = toRecordSize(raw.sizes);
     if (state->oldVersionFormat()) {
-      loaded.version = loadOldFormatVersion(*state->context, state->legacyVersionSubspace,
+      loaded.version = loadOldFormatVersion(*state->context, state->legacyVersionSubspace(),
                                             loaded.primaryKey, isolation);
     }
     state->counters.recordsLoaded += 1;
@@ -143,10 +167,10 @@ RecordStore::~RecordStore() = default;
 
 RecordContext& RecordStore::context() const { return *state_->context; }
 const RecordMetaData& RecordStore::metaData() const { return state_->metaData; }
-const fdb::Subspace& RecordStore::subspace() const { return state_->subspace; }
+const fdb::Subspace& RecordStore::subspace() const { return state_->subspace(); }
 const fdb::Subspace& RecordStore::recordsSubspace() const { return state_->recordsSubspace; }
 fdb::Subspace RecordStore::indexSubspace(const Index& index) const {
-  return state_->subspace.subspace(fdb::Tuple{keyspace::kIndex, index.subspaceKey()});
+  return state_->subspace().subspace(fdb::Tuple{keyspace::kIndex, index.subspaceKey()});
 }
 const DataStoreInfo& RecordStore::header() const { return state_->header; }
 int RecordStore::formatVersion() const { return state_->formatVersion; }
@@ -235,9 +259,10 @@ StoredRecord RecordStore::saveRecord(const google::protobuf::Message& record, Sa
                 oldFormat ? std::nullopt : version, split, &sizes);
   if (oldFormat) {
     if (version) {
-      saveOldFormatVersion(*state.context, state.legacyVersionSubspace, saved.primaryKey, *version);
+      saveOldFormatVersion(*state.context, state.legacyVersionSubspace(), saved.primaryKey,
+                           *version);
     } else if (!readOld || (old && old->version)) {
-      deleteOldFormatVersion(*state.context, state.legacyVersionSubspace, saved.primaryKey);
+      deleteOldFormatVersion(*state.context, state.legacyVersionSubspace(), saved.primaryKey);
     }
   }
   saved.size = toRecordSize(sizes);
@@ -260,7 +285,8 @@ std::optional<LoadedRecord> RecordStore::loadRecord(const fdb::Tuple& primaryKey
   std::optional<RawRecord> raw = loadRaw(state, primaryKey);
   if (!raw) return std::nullopt;
   std::optional<LoadedRecord> loaded(std::in_place);
-  loaded->record = store::deserializeRecord(state, raw->rawRecord, loaded->recordType);
+  loaded->record =
+      store::deserializeRecordOnArena(state, raw->rawRecord, loaded->recordType, nullptr);
   loaded->primaryKey = primaryKey;
   loaded->version = std::move(raw->version);
   loaded->size = toRecordSize(raw->sizes);
@@ -330,7 +356,7 @@ bool RecordStore::deleteRecord(const fdb::Tuple& primaryKey) {
   split.previousSizeInfo = &old->sizes;
   deleteSplit(*state.context, state.recordsSubspace, primaryKey, split);
   if (state.oldVersionFormat()) {
-    deleteOldFormatVersion(*state.context, state.legacyVersionSubspace, primaryKey);
+    deleteOldFormatVersion(*state.context, state.legacyVersionSubspace(), primaryKey);
   }
   state.counters.recordsDeleted += 1;
   return true;
@@ -341,9 +367,9 @@ void RecordStore::deleteAllRecords() {
   checkRecordUpdatesAllowed(state);
   // Everything from (1) to the index states, and everything after them: the header (0) and
   // the index states (5, ...) stay (spec §1.1).
-  const fdb::KeyRange states = state.subspace.range(fdb::Tuple{keyspace::kIndexState});
+  const fdb::KeyRange states = state.subspace().range(fdb::Tuple{keyspace::kIndexState});
   state.context->clearRange(state.recordsSubspace.key(), states.begin);
-  state.context->clearRange(states.end, state.subspace.range().end);
+  state.context->clearRange(states.end, state.subspace().range().end);
 }
 
 void RecordStore::deleteRecordsWhere(const fdb::Tuple& prefix) {
@@ -381,7 +407,7 @@ void RecordStore::deleteRecordsWhere(const fdb::Tuple& prefix) {
   state.context->clearRange(fdb::KeyRange{state.recordsSubspace.pack(prefix),
                                           state.recordsSubspace.pack(prefix) + '\x00'});
   if (state.oldVersionFormat()) {
-    state.context->clearRange(state.legacyVersionSubspace.range(prefix));
+    state.context->clearRange(state.legacyVersionSubspace().range(prefix));
   }
   for (const StoreIndex* storeIndex : clearable) {
     const fdb::Bytes indexPrefix = storeIndex->subspacePrefix + prefix.pack();
@@ -455,22 +481,24 @@ CursorPtr<FetchedRecord> RecordStore::scanIndexRecords(
   CursorPtr<IndexedRawRecord> raw =
       rl::scanIndexRecords(*state_->context, spec, range, continuation, properties, method,
                            orphanBehavior, pipelineSize);
-  return map(std::move(raw), [state = state_](IndexedRawRecord&& row) {
-    FetchedRecord fetched{std::move(row.entry), std::nullopt};
-    state->countRead(fetched.entry.rawKey(), fetched.entry.packedValue());
-    if (row.record) {
-      RawRecord& stored = *row.record;
-      LoadedRecord& loaded = fetched.record.emplace();
-      loaded.record = store::deserializeRecord(*state, stored.rawRecord, loaded.recordType);
-      loaded.primaryKey = std::move(stored.primaryKey);
-      loaded.version = std::move(stored.version);
-      loaded.size = toRecordSize(stored.sizes);
-      state->counters.recordsLoaded += 1;
-      state->counters.keysRead += stored.sizes.keyCount;
-      state->counters.bytesRead += stored.sizes.keySize + stored.sizes.valueSize;
-    }
-    return fetched;
-  });
+  return map(std::move(raw),
+             [state = state_, arenas = store::RecordArenas()](IndexedRawRecord&& row) mutable {
+               FetchedRecord fetched{std::move(row.entry), std::nullopt};
+               state->countRead(fetched.entry.rawKey(), fetched.entry.packedValue());
+               if (row.record) {
+                 RawRecord& stored = *row.record;
+                 LoadedRecord& loaded = fetched.record.emplace();
+                 loaded.record = store::deserializeRecordOnArena(*state, stored.rawRecord,
+                                                                 loaded.recordType, &arenas);
+                 loaded.primaryKey = std::move(stored.primaryKey);
+                 loaded.version = std::move(stored.version);
+                 loaded.size = toRecordSize(stored.sizes);
+                 state->counters.recordsLoaded += 1;
+                 state->counters.keysRead += stored.sizes.keyCount;
+                 state->counters.bytesRead += stored.sizes.keySize + stored.sizes.valueSize;
+               }
+               return fetched;
+             });
 }
 
 IndexScanFacts RecordStore::indexScanFacts(std::string_view indexName) const {
@@ -482,10 +510,10 @@ IndexScanFacts RecordStore::indexScanFacts(std::string_view indexName) const {
   const Index& index = *storeIndex.index;
   IndexScanFacts facts;
   facts.index = &index;
-  facts.storePrefix = state_->subspace.key();
+  facts.storePrefix = state_->subspace().key();
   facts.recordsSubspace = state_->recordsSubspace;
   facts.indexSubspace = fdb::Subspace::fromBytes(storeIndex.subspacePrefix);
-  facts.legacyVersionSubspace = state_->legacyVersionSubspace;
+  if (state_->oldVersionFormat()) facts.legacyVersionSubspace = state_->legacyVersionSubspace();
   facts.columnSize = index.columnSize();
   facts.commonPrimaryKeyLength =
       RecordMetaData::commonPrimaryKeyLength(state_->metaData.recordTypesForIndex(index));

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "fdb/error.h"
+#include "rl/metadata_exception.h"
 #include "rl/record_store.h"
 #include "rl/store/keyspace.h"
 #include "rl/store/record_store_state.h"
@@ -33,29 +34,17 @@ void setUpMessageFactory(RecordStore::State& state) {
   state.messageFactory = state.ownedMessageFactory.get();
 }
 
+// The store's view of each index (which indexes cover which record type is the metadata's,
+// worked out once when it was built).
 void setUpIndexes(RecordStore::State& state) {
-  const RecordMetaData& metaData = state.metaData;
-  for (const auto& index : metaData.allIndexes()) {
+  const std::vector<std::shared_ptr<const Index>>& indexes = state.metaData.allIndexes();
+  state.indexes.reserve(indexes.size());
+  for (const auto& index : indexes) {
     StoreIndex storeIndex;
     storeIndex.index = index;
-    storeIndex.subspacePrefix =
-        state.subspace.pack(fdb::Tuple{keyspace::kIndex, index->subspaceKey()});
+    storeIndex.subspacePrefix = keyspace::childKey(state.prefix(), keyspace::kIndex);
+    fdb::Tuple{index->subspaceKey()}.packInto(storeIndex.subspacePrefix);
     state.indexes.push_back(std::move(storeIndex));
-  }
-  auto positionOf = [&](const Index* index) {
-    for (size_t i = 0; i < state.indexes.size(); ++i) {
-      if (state.indexes[i].index.get() == index) return i;
-    }
-    throw RecordCoreException("index " + index->name() + " is not in the metadata's index list");
-  };
-  for (const auto& [name, type] : metaData.recordTypes()) {
-    std::vector<size_t> positions;
-    for (const auto& index : type.indexes()) positions.push_back(positionOf(index.get()));
-    for (const auto& index : type.multiTypeIndexes()) positions.push_back(positionOf(index.get()));
-    for (const auto& index : metaData.universalIndexes()) {
-      positions.push_back(positionOf(index.get()));
-    }
-    state.indexesByType.emplace_back(&type, std::move(positions));
   }
 }
 
@@ -83,7 +72,7 @@ bool toleratedFirstKey(RecordStore::State& state, std::string_view key, StoreExi
   }
   int64_t space = -1;
   try {
-    const fdb::Tuple first = state.subspace.unpack(key);
+    const fdb::Tuple first = state.subspace().unpack(key);
     if (!first.empty() && first[0].type() == fdb::TupleType::kInteger) space = first.getInt(0);
   } catch (const fdb::Error&) {
   }
@@ -97,15 +86,15 @@ bool toleratedFirstKey(RecordStore::State& state, std::string_view key, StoreExi
   throw RecordStoreNoInfoAndNotEmptyException(
       fmt::format("Record store has no info {}but is not empty: first key {} in {}",
                   metaDataOnly ? "or records " : "", fdb::printable(key),
-                  fdb::printable(state.subspace.key())));
+                  fdb::printable(state.subspace().key())));
 }
 
 // Moves versions from (8, pk) to (1, pk, -1) (an upgrade past format 6).
 void convertRecordVersions(RecordStore::State& state) {
   fdb::Transaction& tr = state.context->transaction();
-  const fdb::KeyRange range = state.legacyVersionSubspace.range();
+  const fdb::KeyRange range = state.legacyVersionSubspace().range();
   for (const fdb::KeyValue& row : tr.getRangeAll(range)) {
-    const fdb::Tuple primaryKey = state.legacyVersionSubspace.unpack(row.key);
+    const fdb::Tuple primaryKey = state.legacyVersionSubspace().unpack(row.key);
     const RecordVersion version = RecordVersion::fromOldFormatValue(row.value);
     fdb::Bytes key = state.recordsSubspace.pack(primaryKey);
     fdb::Tuple{kRecordVersionSuffix}.packInto(key);
@@ -135,11 +124,11 @@ void removeFormerIndex(RecordStore::State& state, const FormerIndex& former) {
   for (int64_t space :
        {keyspace::kIndex, keyspace::kIndexSecondarySpace, keyspace::kIndexSlidingWindow,
         keyspace::kIndexRange, keyspace::kIndexUniquenessViolations}) {
-    state.context->clearRange(state.subspace.range(fdb::Tuple{space, former.subspaceKey}));
+    state.context->clearRange(state.subspace().range(fdb::Tuple{space, former.subspaceKey}));
   }
   if (former.formerName) {
     state.context->clear(
-        state.subspace.pack(fdb::Tuple{keyspace::kIndexState, *former.formerName}));
+        state.subspace().pack(fdb::Tuple{keyspace::kIndexState, *former.formerName}));
   }
   state.log(fmt::format("removed former index {}", former.formerName.value_or("(unnamed)")));
 }
@@ -149,7 +138,7 @@ void removeFormerIndex(RecordStore::State& state, const FormerIndex& former) {
 void store::writeIndexState(RecordStore::State& state, StoreIndex& storeIndex,
                             IndexState newState) {
   const fdb::Bytes key =
-      state.subspace.pack(fdb::Tuple{keyspace::kIndexState, storeIndex.index->name()});
+      state.subspace().pack(fdb::Tuple{keyspace::kIndexState, storeIndex.index->name()});
   fdb::Transaction& tr = state.context->transaction();
   tr.addReadConflictKey(key);
   if (newState == IndexState::kReadable) {
@@ -163,7 +152,7 @@ void store::writeIndexState(RecordStore::State& state, StoreIndex& storeIndex,
 void store::clearIndexData(RecordStore::State& state, const Index& index) {
   for (int64_t space : {keyspace::kIndex, keyspace::kIndexSecondarySpace, keyspace::kIndexRange,
                         keyspace::kIndexUniquenessViolations, keyspace::kIndexBuild}) {
-    state.context->clearRange(state.subspace.range(fdb::Tuple{space, index.subspaceKey()}));
+    state.context->clearRange(state.subspace().range(fdb::Tuple{space, index.subspaceKey()}));
   }
 }
 
@@ -244,7 +233,7 @@ void checkVersion(RecordStore::State& state, const DataStoreInfo& stored) {
     const bool oldVersionLayout =
         oldFormatVersion < kSaveVersionWithRecordFormatVersion || state.omitUnsplitRecordSuffix;
     if (!metaData.storeRecordVersions() && !newStore && oldVersionLayout) {
-      state.context->clearRange(state.legacyVersionSubspace.range());
+      state.context->clearRange(state.legacyVersionSubspace().range());
     }
     info.set_metadataversion(newMetaDataVersion);
     if (!newStore) {
@@ -293,7 +282,7 @@ void checkVersion(RecordStore::State& state, const DataStoreInfo& stored) {
   if (dirty) {
     info.set_lastupdatetime(nowMillis(options));
     const fdb::Bytes value = info.SerializeAsString();
-    const fdb::Bytes key = state.subspace.pack(fdb::Tuple{keyspace::kStoreInfo});
+    const fdb::Bytes key = state.subspace().pack(fdb::Tuple{keyspace::kStoreInfo});
     state.context->transaction().set(key, value);
     state.countWrite(key, value);
     state.headerChanged = true;
@@ -336,11 +325,25 @@ const StoreIndex& RecordStore::State::storeIndex(std::string_view name) const {
 }
 
 const std::vector<size_t>& RecordStore::State::indexesFor(const RecordType& type) const {
-  for (const auto& [candidate, positions] : indexesByType) {
-    if (candidate == &type) return positions;
+  try {
+    return metaData.indexesCovering(type);
+  } catch (const MetaDataException&) {
+    throw RecordCoreArgumentException("record type " + type.name() +
+                                      " is not in this store's metadata");
   }
-  throw RecordCoreArgumentException("record type " + type.name() +
-                                    " is not in this store's metadata");
+}
+
+const fdb::Subspace& RecordStore::State::subspace() const {
+  if (!subspace_) subspace_ = fdb::Subspace::fromBytes(prefix());
+  return *subspace_;
+}
+
+const fdb::Subspace& RecordStore::State::legacyVersionSubspace() const {
+  if (!legacyVersionSubspace_) {
+    legacyVersionSubspace_ =
+        fdb::Subspace::fromBytes(keyspace::childKey(prefix(), keyspace::kRecordVersion));
+  }
+  return *legacyVersionSubspace_;
 }
 
 RecordStore RecordStore::open(RecordContext& context, const StoreLocation& location,
@@ -358,35 +361,54 @@ RecordStore RecordStore::open(RecordContext& context, const StoreLocation& locat
   const StoreExistenceCheck check = state->options.existenceCheck;
 
   fdb::Transaction& tr = context.transaction();
+  // P+(1), built in a per-thread buffer: the store keeps this one subspace, and P is its
+  // beginning.
+  thread_local fdb::Bytes recordsKey;
+  recordsKey.clear();
   try {
-    state->subspace = location.resolve(tr, check == StoreExistenceCheck::kErrorIfNotExists
-                                               ? StoreLocation::kOpen
-                                               : StoreLocation::kCreate);
+    location.appendPrefix(tr,
+                          check == StoreExistenceCheck::kErrorIfNotExists ? StoreLocation::kOpen
+                                                                          : StoreLocation::kCreate,
+                          recordsKey);
   } catch (const fdb::Error& e) {
     if (e.code() == fdb::errors::kDirectoryDoesNotExist) {
       throw RecordStoreDoesNotExistException("Record store does not exist: " + location.describe());
     }
     throw;
   }
-  state->recordsSubspace = keyspace::childSubspace(state->subspace, keyspace::kRecord);
-  state->legacyVersionSubspace = keyspace::childSubspace(state->subspace, keyspace::kRecordVersion);
+  keyspace::appendElement(recordsKey, keyspace::kRecord);
+  state->recordsSubspace = fdb::Subspace::fromBytes(recordsKey);
   setUpMessageFactory(*state);
   setUpIndexes(*state);
 
   // The first key of the store (the header, if there is one) and the index states, both
   // issued before either is awaited. The first key is read at snapshot with a conflict on
   // the header key alone, so writes of records elsewhere in the store do not conflict.
-  const fdb::Bytes headerKey = keyspace::childKey(state->subspace.key(), keyspace::kStoreInfo);
+  // The reads and the conflict copy their keys, so these are per-thread buffers.
+  const std::string_view prefix = state->prefix();
+  thread_local fdb::Bytes headerKey;
+  headerKey.assign(prefix);
+  keyspace::appendElement(headerKey, keyspace::kStoreInfo);
+  thread_local fdb::KeyRange storeRange;
+  keyspace::assignPrefixRange(storeRange, prefix);
   fdb::RangeOptions firstKeyOptions;
   firstKeyOptions.limit = 1;
-  fdb::Future<fdb::RangeResult> firstKey =
-      tr.snapshot().getRange(keyspace::prefixRange(state->subspace.key()), firstKeyOptions);
+  fdb::Future<fdb::RangeResult> firstKey = tr.snapshot().getRange(storeRange, firstKeyOptions);
   fdb::RangeOptions allOptions;
   allOptions.mode = fdb::StreamingMode::kWantAll;
-  const fdb::Bytes statePrefix = keyspace::childKey(state->subspace.key(), keyspace::kIndexState);
-  fdb::Future<fdb::RangeResult> indexStates =
-      tr.getRange(keyspace::prefixRange(statePrefix), allOptions);
+  thread_local fdb::Bytes statePrefix;
+  statePrefix.assign(prefix);
+  keyspace::appendElement(statePrefix, keyspace::kIndexState);
+  thread_local fdb::KeyRange statesRange;
+  keyspace::assignPrefixRange(statesRange, statePrefix);
+  fdb::Future<fdb::RangeResult> indexStates = tr.getRange(statesRange, allOptions);
   tr.addReadConflictKey(headerKey);
+  // From here on the buffers are not read again (a logger may open another store).
+  const size_t headerKeySize = headerKey.size();
+  const size_t statePrefixSize = statePrefix.size();
+  auto isHeaderKey = [&](std::string_view key) {
+    return key.size() == headerKeySize && key.starts_with(prefix) && key.back() == '\x14';
+  };
 
   DataStoreInfo stored;
   bool hasHeader = false;
@@ -395,7 +417,7 @@ RecordStore RecordStore::open(RecordContext& context, const StoreLocation& locat
     if (!first.rows.empty()) {
       const fdb::KeyValueRef& row = first.rows[0];
       state->countRead(row.key, row.value);
-      if (row.key == headerKey) {
+      if (isHeaderKey(row.key)) {
         if (!stored.ParseFromArray(row.value.data(), static_cast<int>(row.value.size()))) {
           throw RecordCoreStorageException("the store header does not parse as DataStoreInfo: " +
                                            location.describe());
@@ -428,9 +450,8 @@ RecordStore RecordStore::open(RecordContext& context, const StoreLocation& locat
     const fdb::RangeResult states = std::move(indexStates).get();
     for (const fdb::KeyValueRef& row : states.rows) {
       state->countRead(row.key, row.value);
-      // Within the range read, so under statePrefix.
-      const fdb::Tuple key =
-          fdb::Tuple::unpack(std::string_view(row.key).substr(statePrefix.size()));
+      // Within the range read, so under the state prefix.
+      const fdb::Tuple key = fdb::Tuple::unpack(std::string_view(row.key).substr(statePrefixSize));
       if (key.size() != 1 || key[0].type() != fdb::TupleType::kString) continue;
       const std::string& name = key.getString(0);
       for (StoreIndex& storeIndex : state->indexes) {
@@ -499,8 +520,8 @@ bool store::markIndexReadable(RecordStore::State& state, StoreIndex& storeIndex)
   }
   // The index is built: forget any online-build progress.
   const fdb::TupleElement& subspaceKey = storeIndex.index->subspaceKey();
-  state.context->clearRange(state.subspace.range(fdb::Tuple{keyspace::kIndexRange, subspaceKey}));
-  state.context->clearRange(state.subspace.range(fdb::Tuple{keyspace::kIndexBuild, subspaceKey}));
+  state.context->clearRange(state.subspace().range(fdb::Tuple{keyspace::kIndexRange, subspaceKey}));
+  state.context->clearRange(state.subspace().range(fdb::Tuple{keyspace::kIndexBuild, subspaceKey}));
   writeIndexState(state, storeIndex, IndexState::kReadable);
   return true;
 }

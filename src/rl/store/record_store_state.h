@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "rl/record/record_serializer.h"
 #include "rl/record/split_helper.h"
 #include "rl/record_store.h"
+#include "rl/store/record_arena.h"
 
 namespace rl {
 
@@ -51,26 +53,37 @@ struct RecordStore::State : std::enable_shared_from_this<RecordStore::State> {
   RecordContext* context = nullptr;
   RecordMetaData metaData;
   RecordStoreOptions options;
-  fdb::Subspace subspace;               // P
-  fdb::Subspace recordsSubspace;        // P+(1)
-  fdb::Subspace legacyVersionSubspace;  // P+(8)
+  fdb::Subspace recordsSubspace;  // P+(1)
   DataStoreInfo header;
   int formatVersion = 0;
   bool omitUnsplitRecordSuffix = false;
   bool headerChanged = false;
   TransformedRecordSerializer serializer;
 
-  // Every index of the metadata, in metadata order, with its state.
+  // Every index of the metadata, in metadata order (RecordMetaData::allIndexes), with its
+  // state.
   std::vector<StoreIndex> indexes;
-  // For each record type (by RecordType address), the positions in `indexes` of the
-  // indexes covering it (its own, multi-type ones including it, universal ones).
-  std::vector<std::pair<const RecordType*, std::vector<size_t>>> indexesByType;
 
   google::protobuf::MessageFactory* messageFactory = nullptr;
   std::shared_ptr<google::protobuf::MessageFactory> ownedMessageFactory;
 
   RecordStoreCounters counters;
   fdb::RoundTrips roundTripsAtOpen;
+
+ private:
+  mutable std::optional<fdb::Subspace> subspace_;
+  mutable std::optional<fdb::Subspace> legacyVersionSubspace_;
+
+ public:
+  // P: the records subspace P+(1) without its last element (always two bytes, 15 01).
+  std::string_view prefix() const {
+    const std::string_view records = recordsSubspace.key();
+    return records.substr(0, records.size() - 2);
+  }
+  // P as a subspace, made when first asked for (loads and scans never ask).
+  const fdb::Subspace& subspace() const;
+  // P+(8), made when first asked for (only stores keeping versions in the old format do).
+  const fdb::Subspace& legacyVersionSubspace() const;
 
   bool oldVersionFormat() const {
     return formatVersion < kSaveVersionWithRecordFormatVersion || omitUnsplitRecordSuffix;
@@ -92,7 +105,8 @@ struct RecordStore::State : std::enable_shared_from_this<RecordStore::State> {
 
   StoreIndex& storeIndex(std::string_view name);
   const StoreIndex& storeIndex(std::string_view name) const;
-  // The indexes covering `type` (positions in `indexes`).
+  // The indexes covering `type` (positions in `indexes`). RecordCoreArgumentException when
+  // `type` is not one of the store's metadata.
   const std::vector<size_t>& indexesFor(const RecordType& type) const;
 
   void log(std::string_view message) const {
@@ -127,6 +141,12 @@ std::unique_ptr<google::protobuf::Message> newMessage(const RecordStore::State& 
 std::unique_ptr<google::protobuf::Message> deserializeRecord(RecordStore::State& state,
                                                              std::string_view stored,
                                                              const RecordType*& type);
+// The same into a message made on `arenas` (a cursor's records), or on an arena of its own
+// when `arenas` is null (a single load).
+std::shared_ptr<const google::protobuf::Message> deserializeRecordOnArena(RecordStore::State& state,
+                                                                          std::string_view stored,
+                                                                          const RecordType*& type,
+                                                                          RecordArenas* arenas);
 // A cursor of whole records over `range` of the records subspace.
 CursorPtr<LoadedRecord> scanLoadedRecords(RecordStore::State& state, const TupleRange& range,
                                           const std::optional<fdb::Bytes>& continuation,

@@ -29,9 +29,20 @@ StoreLocation StoreLocation::directory(fdb::DirectoryPath path, fdb::Tuple suffi
 
 fdb::Subspace StoreLocation::resolve(fdb::Transaction& tr, Resolve mode) const {
   if (kind_ != Kind::kDirectory) return fdb::Subspace::fromBytes(prefix_);
+  fdb::Bytes prefix;
+  appendPrefix(tr, mode, prefix);
+  return fdb::Subspace::fromBytes(prefix);
+}
+
+void StoreLocation::appendPrefix(fdb::Transaction& tr, Resolve mode, fdb::Bytes& out) const {
+  if (kind_ != Kind::kDirectory) {
+    out.append(prefix_);
+    return;
+  }
   fdb::DirectorySubspace dir =
       mode == kCreate ? layer_->createOrOpen(tr, path_) : layer_->open(tr, path_);
-  return fdb::Subspace::fromBytes(dir.key() + suffix_.pack());
+  out.append(dir.key());
+  suffix_.packInto(out);
 }
 
 std::optional<fdb::Bytes> StoreLocation::knownPrefix() const {

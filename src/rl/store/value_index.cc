@@ -97,7 +97,8 @@ void removeCommonEntries(std::vector<ValueIndexEntry>& before,
 }  // namespace
 
 fdb::Bytes uniquenessViolationsPrefix(const RecordStore::State& state, const Index& index) {
-  return state.subspace.pack(fdb::Tuple{keyspace::kIndexUniquenessViolations, index.subspaceKey()});
+  return state.subspace().pack(
+      fdb::Tuple{keyspace::kIndexUniquenessViolations, index.subspaceKey()});
 }
 
 std::vector<ValueIndexEntry> evaluateIndex(const Index& index, const RecordType& type,
