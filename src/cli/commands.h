@@ -8,4 +8,7 @@ namespace rl::cli {
 // `rl tuple pack|unpack`: FoundationDB's tuple encoding from the command line.
 void addTupleCommand(CLI::App& app);
 
+// `rl demo`: the main job; a store, an index, both fetch methods measured (docs/cli.md).
+void addDemoCommand(CLI::App& app);
+
 }  // namespace rl::cli

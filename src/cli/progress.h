@@ -1,0 +1,43 @@
+// rl::cli::Progress — progress of a long operation on standard error.
+//
+// On a terminal it is a bar redrawn in place (at most 20 times a second) and finished with a
+// newline; elsewhere (a pipe, a file, a test) it is plain text: one line at each quarter,
+// so logs stay readable.
+//
+//   Progress progress("saving orders", total);
+//   for (...) { ...; progress.update(done, fmt::format("{} MB", mb)); }
+//   progress.finish();
+//
+// Thread-safety: one thread at a time.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace rl::cli {
+
+class Progress {
+ public:
+  Progress(std::string what, int64_t total);
+  ~Progress();  // finish()es
+
+  // `done` of `total` so far; `note` follows the count ("5.2 MB").
+  void update(int64_t done, const std::string& note = {});
+  // Draws the last state and ends the line (once).
+  void finish();
+
+ private:
+  void draw();
+
+  std::string what_;
+  int64_t total_;
+  int64_t done_ = 0;
+  std::string note_;
+  bool terminal_;
+  bool finished_ = false;
+  int quartersShown_ = 0;
+  std::chrono::steady_clock::time_point lastDraw_{};
+};
+
+}  // namespace rl::cli
