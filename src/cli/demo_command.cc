@@ -297,7 +297,8 @@ std::vector<Measurement> measure(fdb::Database& db, const RecordMetaData& metaDa
       }
       checkRows(first.rows, want, what, "the orders saved");
       if (firstRows != nullptr && spec.limit == 0) {
-        const size_t shown = std::min<size_t>(first.rows.size(), kShownRows);
+        const auto shown =
+            static_cast<std::ptrdiff_t>(std::min<size_t>(first.rows.size(), kShownRows));
         firstRows->emplace_back(method,
                                 std::vector<Row>(first.rows.begin(), first.rows.begin() + shown));
       }
@@ -490,7 +491,7 @@ void runDemo(const DemoOptions& options) {
         "fdb::EngineOptions::oneWayDelayMicros = {} (a round trip takes {} us).",
         formatSeconds(copySeeded.seconds), options.delayMicros, 2 * options.delayMicros));
   } else if (delayed) {
-    notes.push_back(
+    notes.emplace_back(
         "No runs with a simulated delay: that is the embedded engine's, for memory: and file:\n"
         "stores; this one is across a real network.");
   }
