@@ -47,7 +47,7 @@ EngineTransaction::EngineTransaction(std::shared_ptr<Engine> engine,
       settings_(std::move(settings)),
       options_(TransactionOptions::fromDefaults(settings_->transactionDefaults())),
       backoffSeconds_(kInitialBackoffSeconds),
-      startMicros_(engine_->clock().nowMicros()) {}
+      startMicros_(engine_->clock().coarseMicros()) {}
 
 // Small enough for glibc's per-thread cache (chunks up to 1032 bytes).
 static_assert(sizeof(EngineTransaction) <= 1024);
@@ -63,7 +63,7 @@ EngineTransaction::~EngineTransaction() {
 std::optional<Error> EngineTransaction::blockingError(bool allowedAfterCommit) {
   if (poisonCode_ != 0) return poisonError();
   if (options_.timeoutMillis > 0 &&
-      engine_->clock().nowMicros() - startMicros_ >= options_.timeoutMillis * 1000) {
+      engine_->clock().coarseMicros() - startMicros_ >= options_.timeoutMillis * 1000) {
     poison(errors::kTransactionTimedOut, "the transaction's timeout expired");
     return poisonError();
   }
@@ -233,7 +233,7 @@ void EngineTransaction::reset() {
   options_ = TransactionOptions::fromDefaults(settings_->transactionDefaults());
   retries_ = 0;
   backoffSeconds_ = kInitialBackoffSeconds;
-  startMicros_ = engine_->clock().nowMicros();
+  startMicros_ = engine_->clock().coarseMicros();
 }
 
 void EngineTransaction::cancel() {

@@ -23,6 +23,10 @@ class VersionClock {
   virtual ~VersionClock() = default;
   // Microseconds since an arbitrary origin; never decreases.
   virtual int64_t nowMicros() const = 0;
+  // The same time read cheaply at the cost of resolution (the steady clock's: the kernel's
+  // tick, a few milliseconds): never ahead of nowMicros(), never decreasing. For checks
+  // counted in milliseconds or seconds (timeouts, the MVCC window's age), not for versions.
+  virtual int64_t coarseMicros() const { return nowMicros(); }
   // Waits `micros` of this clock's time (a manual clock just advances).
   virtual void sleepMicros(int64_t micros) = 0;
   // True when time moves only by advancing it (then onAdvance callbacks announce it).
@@ -34,6 +38,8 @@ class VersionClock {
 class SteadyVersionClock final : public VersionClock {
  public:
   int64_t nowMicros() const override;
+  // CLOCK_MONOTONIC_COARSE (a few ns to read; CLOCK_MONOTONIC costs ~20 ns in a VM).
+  int64_t coarseMicros() const override;
   void sleepMicros(int64_t micros) override;
 
  private:
