@@ -4,8 +4,12 @@
 // Keys and values are read and printed in FoundationDB's printable form (`\xNN`); with
 // --tuple, keys are tuples in the text syntax of docs/tuple.md. Each command is one
 // transaction, run in the retry loop. Every argument is parsed and checked before the store is
-// opened, so a bad one changes nothing.
+// opened, so a bad one changes nothing. With no command, `rl kv --db ADDRESS` is a shell
+// (kv_shell.h) reading commands from standard input.
+#include <unistd.h>
+
 #include <cstdint>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -19,6 +23,7 @@
 #include "fdb/bytes.h"
 #include "fdb/database.h"
 #include "kv.h"
+#include "kv_shell.h"
 #include "printable.h"
 
 namespace rl::cli {
@@ -67,6 +72,14 @@ void runGetRange(const KvOptions& options, const RangeOptions& rangeOptions, boo
   printRange(options, std::move(rows), rangeOptions.limit, keysOnly);
 }
 
+// `rl kv --db ADDRESS` with no command: the shell, on standard input.
+void runShell(const KvOptions& options) {
+  KvShell shell(options, openKvDatabase(options));
+  if (!shell.run(std::cin, isatty(STDIN_FILENO) != 0)) {
+    throw CLI::RuntimeError(1);  // the errors are printed; exit with status 1
+  }
+}
+
 void addRangeArguments(CLI::App* command, RangeOptions& range) {
   command->add_option("begin", range.begin, "The first key of the range")->required();
   command->add_option("end", range.end,
@@ -81,9 +94,12 @@ void addRangeArguments(CLI::App* command, RangeOptions& range) {
 
 void addKvCommand(CLI::App& app) {
   CLI::App* kv = app.add_subcommand(
-      "kv", "fdbcli's commands for raw keys: get, set, clear, clearrange, getrange, getrangekeys");
-  kv->require_subcommand(1);
-  kv->fallthrough();  // --db, --tuple and --json may come after the command too
+      "kv",
+      "fdbcli's commands for raw keys: get, set, clear, clearrange, getrange, getrangekeys; "
+      "with no command, a shell reading them from standard input (begin, commit, rollback, "
+      "option, status, help)");
+  kv->require_subcommand(0, 1);  // none: the shell
+  kv->fallthrough();             // --db, --tuple and --json may come after the command too
   auto options = std::make_shared<KvOptions>();
   kv->add_option("--db", options->db,
                  "The store (required): memory:, memory:<name>, file:<dir>, a directory path or "
@@ -95,6 +111,10 @@ void addKvCommand(CLI::App& app) {
   kv->footer(
       "Keys and values are in FoundationDB's printable form: printable ASCII as is, \\xNN for a "
       "byte, \\\\ for a backslash. Put -- before a key that starts with '-'.");
+
+  kv->callback([kv, options] {
+    if (kv->get_subcommands().empty()) runShell(*options);
+  });
 
   auto key = std::make_shared<std::string>();
   auto value = std::make_shared<std::string>();

@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/run_rl.h"
@@ -33,9 +35,15 @@ class RlKv : public ::testing::Test {
 
   // Runs a command that must succeed; returns its standard output.
   std::string ok(std::vector<std::string> args) const {
-    RunResult r = kv(args);
+    RunResult r = kv(std::move(args));
     EXPECT_EQ(r.exitCode, 0) << r.err;
     return r.out;
+  }
+
+  // `rl kv --db file:<dir> [args...]` with no command: the shell, reading `script`.
+  RunResult shell(const std::string& script, std::vector<std::string> args = {}) const {
+    args.insert(args.begin(), {"kv", "--db", "file:" + dir_.string()});
+    return runRl(args, script);
   }
 
   // Every key and value in the store, as getrange prints them.
@@ -43,7 +51,7 @@ class RlKv : public ::testing::Test {
 
   // A command that must fail with exactly `error` (one line, status 1, nothing on stdout).
   void expectError(std::vector<std::string> args, const std::string& error) const {
-    RunResult r = kv(args);
+    RunResult r = kv(std::move(args));
     EXPECT_EQ(r.exitCode, 1);
     EXPECT_EQ(r.out, "");
     EXPECT_EQ(r.err, "rl: error: " + error + "\n");
@@ -209,6 +217,176 @@ TEST_F(RlKv, NeedsAnAddress) {
 TEST_F(RlKv, AKeyStartingWithADashAfterTwoDashes) {
   ok({"set", "--", "-x", "-1"});
   EXPECT_EQ(ok({"get", "--", "-x"}), "`-x' is `-1'\n");
+}
+
+// --- The shell: `rl kv --db ADDRESS` with commands on standard input ---
+
+TEST_F(RlKv, ShellTransactionCommitsItsWritesTogether) {
+  RunResult r = shell(
+      "set a 1\n"
+      "begin\n"
+      "set b 2\n"
+      "get b\n"
+      "getrange \"\" \\xff\n"
+      "commit\n");
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(std::regex_match(r.out, std::regex("Committed \\(\\d+\\)\n"
+                                                 "Transaction started\n"
+                                                 "`b' is `2'\n"
+                                                 "`a' is `1'\n"
+                                                 "`b' is `2'\n"
+                                                 "Committed \\(\\d+\\)\n")))
+      << r.out;
+  EXPECT_EQ(everything(), "`a' is `1'\n`b' is `2'\n");  // read by another process
+}
+
+TEST_F(RlKv, ShellRollbackAndAnUnfinishedTransactionWriteNothing) {
+  RunResult r = shell(
+      "begin\n"
+      "set c 3\n"
+      "rollback\n"
+      "get c\n"
+      "# a comment, and an empty line\n"
+      "\n"
+      "begin\n"
+      "set d 4\n");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.out,
+            "Transaction started\nTransaction rolled back\n`c': not found\nTransaction started\n");
+  EXPECT_EQ(r.err,
+            "rl: error: the transaction begun at line 7 was not committed; its writes are "
+            "discarded\n");
+  EXPECT_EQ(everything(), "");
+}
+
+TEST_F(RlKv, ShellPrintsErrorsAndGoesOn) {
+  RunResult r = shell(
+      "set k\\xZZ 1\n"
+      "set k 1\n"
+      "commit\n"
+      "bogus\n"
+      "begin\n"
+      "set " +
+      std::string(10'001, 'k') +
+      " v\n"
+      "commit\n"
+      "get k\n"
+      "clearrange b a\n"
+      "exit\n"
+      "set after exit\n");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_TRUE(std::regex_match(
+      r.out, std::regex("Committed \\(\\d+\\)\nTransaction started\n`k' is `1'\n")))
+      << r.out;
+  EXPECT_EQ(r.err,
+            "rl: error: line 1: bad escape at character 2 of `k\\xZZ': \\x takes two hex digits "
+            "(\\x00 to \\xff)\n"
+            "rl: error: line 3: no transaction is open (begin opens one)\n"
+            "rl: error: line 4: unknown command 'bogus' (help lists the commands)\n"
+            "rl: error: line 7: key_too_large (2102): key of 10001 bytes (the transaction begun "
+            "at line 5 is rolled back)\n"
+            "rl: error: line 9: inverted_range (2005): the range's begin `b' is after its end "
+            "`a'\n");
+  EXPECT_EQ(everything(), "`k' is `1'\n");
+}
+
+TEST_F(RlKv, ShellOptions) {
+  RunResult r = shell(
+      "set \\xff/x 1\n"
+      "option on access_system_keys\n"
+      "option on TIMEOUT 5000\n"
+      "option\n"
+      "set \\xff/x 1\n"
+      "get \\xff/x\n"
+      "option off ACCESS_SYSTEM_KEYS\n"
+      "get \\xff/x\n"
+      "begin\n"
+      "option on ACCESS_SYSTEM_KEYS\n"
+      "get \\xff/x\n"
+      "option off TIMEOUT\n"
+      "option\n"
+      "rollback\n"
+      "option on NOPE\n"
+      "option on TIMEOUT x\n");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_TRUE(std::regex_match(r.out, std::regex("Option enabled for all transactions\n"
+                                                 "Option enabled for all transactions\n"
+                                                 "Enabled options:\n"
+                                                 "  ACCESS_SYSTEM_KEYS\n"
+                                                 "  TIMEOUT 5000\n"
+                                                 "Committed \\(\\d+\\)\n"
+                                                 "`\\\\xff/x' is `1'\n"
+                                                 "Option disabled for all transactions\n"
+                                                 "Transaction started\n"
+                                                 "Option enabled for the current transaction\n"
+                                                 "`\\\\xff/x' is `1'\n"
+                                                 "Enabled options:\n"
+                                                 "  TIMEOUT 5000\n"
+                                                 "  ACCESS_SYSTEM_KEYS\n"
+                                                 "Transaction rolled back\n")))
+      << r.out;
+  const std::string err = r.err;
+  EXPECT_NE(err.find("rl: error: line 1: key_outside_legal_range (2004): set of '\\xff/x' "
+                     "outside the writable key space\n"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("rl: error: line 8: key_outside_legal_range (2004)"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("rl: error: line 12: options cannot be turned off in a transaction begun "
+                     "with begin (rollback first)\n"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("rl: error: line 15: unknown option 'NOPE'; options: ACCESS_SYSTEM_KEYS, "),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("rl: error: line 16: TIMEOUT 'x' is not an integer\n"), std::string::npos)
+      << err;
+}
+
+TEST_F(RlKv, ShellWordsQuotesAndTuples) {
+  RunResult quoted = shell(
+      "set \"with space\" \"v \\\" q\"\n"
+      "get \"with space\"\n");
+  EXPECT_EQ(quoted.exitCode, 0) << quoted.err;
+  EXPECT_TRUE(quoted.out.ends_with("`with space' is `v \" q'\n")) << quoted.out;
+
+  RunResult tuples = shell(
+      "set (\"a)b\", \"x y\") v\n"
+      "getrange (\"a)b\",)\n"
+      "get (\"open\", 1\n"
+      "getrangekeys () (\"b\",) 1\n",
+      {"--tuple"});
+  EXPECT_EQ(tuples.exitCode, 1);
+  EXPECT_TRUE(std::regex_search(tuples.out, std::regex("^Committed \\(\\d+\\)\n"))) << tuples.out;
+  EXPECT_TRUE(
+      tuples.out.ends_with(")\n"
+                           "(\"a)b\", \"x y\") is `v'\n"
+                           "(\"a)b\", \"x y\")\n"))
+      << tuples.out;
+  EXPECT_EQ(tuples.err, "rl: error: line 3: the tuple at character 5 is not closed\n");
+}
+
+TEST_F(RlKv, ShellStatus) {
+  RunResult r = shell(
+      "status\n"
+      "option on TIMEOUT 5000\n"
+      "begin\n"
+      "set a 1\n"
+      "status\n"
+      "commit\n");
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  const std::string store = "file:" + dir_.string();
+  EXPECT_NE(r.out.find("Store: " + store +
+                       "\nTransaction: none (each command commits on its own)\nOptions: none\n"
+                       "Keys: printable bytes\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("Transaction: open \\(begun at line 3\\), read "
+                                                  "version \\d+, about \\d+ bytes\n"
+                                                  "Options: TIMEOUT 5000\n")))
+      << r.out;
+  EXPECT_EQ(everything(), "`a' is `1'\n");
 }
 
 }  // namespace
