@@ -11,4 +11,7 @@ void addTupleCommand(CLI::App& app);
 // `rl demo`: the main job; a store, an index, both fetch methods measured (docs/cli.md).
 void addDemoCommand(CLI::App& app);
 
+// `rl kv`: fdbcli's get, set, clear, clearrange, getrange and getrangekeys on raw keys.
+void addKvCommand(CLI::App& app);
+
 }  // namespace rl::cli

@@ -2,6 +2,7 @@
 // `rl tuple pack --versionstamp '<tuple>'` prints what packWithVersionstamp returns;
 // `rl tuple unpack <hex>` prints the tuple in the text syntax of docs/tuple.md.
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include <fmt/core.h>
@@ -11,28 +12,10 @@
 #include "fdb/error.h"
 #include "fdb/tuple.h"
 #include "fdb/tuple_text.h"
+#include "tuple_argument.h"
 
 namespace rl::cli {
 namespace {
-
-// Parses `text`, turning a syntax error into one that shows where it is.
-fdb::Tuple parseArgument(const std::string& text) {
-  try {
-    return fdb::parseTuple(text);
-  } catch (const fdb::TupleSyntaxError& e) {
-    // The error's position is a byte offset; the user counts characters (UTF-8 code points).
-    size_t column =
-        1 + std::count_if(
-                text.begin(),
-                text.begin() + static_cast<std::ptrdiff_t>(std::min(e.position(), text.size())),
-                [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; });
-    std::string message = fmt::format("bad tuple at character {}: {}", column, e.what());
-    if (text.find('\n') == std::string::npos) {
-      message += fmt::format("\n  {}\n  {:>{}}", text, "^", column);
-    }
-    throw std::invalid_argument(message);
-  }
-}
 
 fdb::Bytes parseHex(std::string text) {
   std::erase_if(text, [](char c) { return c == ' ' || c == '\t' || c == '\n'; });
@@ -59,7 +42,7 @@ void addTupleCommand(CLI::App& app) {
                  "Pack with the one incomplete versionstamp vs() and append its 4-byte "
                  "little-endian offset, as SET_VERSIONSTAMPED_KEY expects");
   pack->callback([text, withVersionstamp] {
-    fdb::Tuple tuple = parseArgument(*text);
+    fdb::Tuple tuple = parseTupleArgument(*text);
     fdb::Bytes packed = *withVersionstamp ? tuple.packWithVersionstamp() : tuple.pack();
     fmt::print("{}\n", fdb::toHex(packed));
   });

@@ -2,17 +2,26 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <optional>
 #include <stdexcept>
 
 namespace rl::test {
+namespace {
 
-RunResult runRl(const std::vector<std::string>& args) {
+// Standard input is `input`, or /dev/null without it.
+RunResult run(const std::vector<std::string>& args, const std::optional<std::string>& input) {
+  int inPipe[2] = {-1, -1};
   int outPipe[2];
   int errPipe[2];
   if (pipe(outPipe) != 0 || pipe(errPipe) != 0) throw std::runtime_error("pipe failed");
+  if (input) {
+    if (pipe(inPipe) != 0) throw std::runtime_error("pipe failed");
+    signal(SIGPIPE, SIG_IGN);  // if rl exits before reading it all, write fails instead
+  }
 
   std::vector<char*> argv;
   std::string binary = RL_BINARY;
@@ -24,8 +33,14 @@ RunResult runRl(const std::vector<std::string>& args) {
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
-    int devNull = open("/dev/null", O_RDONLY);
-    dup2(devNull, STDIN_FILENO);
+    if (input) {
+      dup2(inPipe[0], STDIN_FILENO);
+      close(inPipe[0]);
+      close(inPipe[1]);
+    } else {
+      int devNull = open("/dev/null", O_RDONLY);
+      dup2(devNull, STDIN_FILENO);
+    }
     dup2(outPipe[1], STDOUT_FILENO);
     dup2(errPipe[1], STDERR_FILENO);
     close(outPipe[0]);
@@ -35,6 +50,15 @@ RunResult runRl(const std::vector<std::string>& args) {
   }
   close(outPipe[1]);
   close(errPipe[1]);
+  if (input) {
+    close(inPipe[0]);
+    for (size_t written = 0; written < input->size();) {
+      ssize_t n = write(inPipe[1], input->data() + written, input->size() - written);
+      if (n <= 0) break;
+      written += static_cast<size_t>(n);
+    }
+    close(inPipe[1]);
+  }
 
   RunResult result;
   pollfd fds[2] = {{outPipe[0], POLLIN, 0}, {errPipe[0], POLLIN, 0}};
@@ -59,6 +83,14 @@ RunResult runRl(const std::vector<std::string>& args) {
   waitpid(pid, &status, 0);
   result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
+}
+
+}  // namespace
+
+RunResult runRl(const std::vector<std::string>& args) { return run(args, std::nullopt); }
+
+RunResult runRl(const std::vector<std::string>& args, const std::string& input) {
+  return run(args, input);
 }
 
 }  // namespace rl::test

@@ -15,4 +15,8 @@ struct RunResult {
 // Runs `rl args...` with no standard input.
 RunResult runRl(const std::vector<std::string>& args);
 
+// Runs `rl args...` with `input` as its standard input (written whole before the output is
+// read, so it should fit a pipe's buffer: at most a few tens of kilobytes).
+RunResult runRl(const std::vector<std::string>& args, const std::string& input);
+
 }  // namespace rl::test
