@@ -1,0 +1,230 @@
+// `rl load`: records from NDJSON, one JSON object a line through protobuf's JSON mapping,
+// saved in batches of at most 500 records and 1 MB, one transaction a batch
+// (docs/cli.md "rl load").
+//
+//   rl load --db file:/tmp/shop --path '("shop", "orders")' [--type Order] orders.ndjson
+//
+// A line that does not parse as a record stops the load: every line before it is saved (the
+// records parsed since the last batch are committed first), none from it on, and the error
+// names the line. A batch whose commit fails is not saved; the error names its lines.
+#include <unistd.h>
+
+#include <cstdint>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+#include <google/protobuf/message.h>
+#include <google/protobuf/util/json_util.h>
+
+#include "commands.h"
+#include "fdb/tuple_text.h"
+#include "progress.h"
+#include "rl/record_context.h"
+#include "rl/record_store.h"
+#include "rl/record_type.h"
+#include "store.h"
+#include "table.h"
+
+namespace rl::cli {
+namespace {
+
+constexpr size_t kBatchRecords = 500;
+constexpr size_t kBatchBytes = 1'000'000;  // of serialized records; FoundationDB allows 10 MB
+
+struct LoadOptions {
+  std::optional<std::string> type;
+  std::string file;
+};
+
+// A record parsed from a line, waiting for its batch to commit.
+struct PendingRecord {
+  int64_t line;
+  std::unique_ptr<google::protobuf::Message> message;
+};
+
+const RecordType& chooseRecordType(const RecordMetaData& metaData,
+                                   const std::optional<std::string>& name) {
+  std::vector<std::string> names;
+  for (const auto& [typeName, type] : metaData.recordTypes()) names.push_back(typeName);
+  if (name) {
+    if (const RecordType* type = metaData.findRecordType(*name)) return *type;
+    throw std::invalid_argument(
+        fmt::format("--type {}: the store has no such record type (its "
+                    "record types: {})",
+                    *name, fmt::join(names, ", ")));
+  }
+  if (names.size() != 1) {
+    throw std::invalid_argument(
+        fmt::format("the store has {} record types ({}): --type names the one the file holds",
+                    names.size(), fmt::join(names, ", ")));
+  }
+  return metaData.recordTypes().begin()->second;
+}
+
+class Loader {
+ public:
+  Loader(fdb::Database& db, StoreLocation location, RecordMetaData metaData)
+      : db_(db), location_(std::move(location)), metaData_(std::move(metaData)) {}
+
+  void add(PendingRecord record) {
+    batchBytes_ += record.message->ByteSizeLong();
+    batch_.push_back(std::move(record));
+    if (batch_.size() >= kBatchRecords || batchBytes_ >= kBatchBytes) flush();
+  }
+
+  // Saves the pending records in one transaction. A record the store refuses is reported
+  // with its line, after the records before it in the batch are saved.
+  void flush() {
+    if (batch_.empty()) return;
+    size_t refused = batch_.size();
+    std::string refusal;
+    commit(batch_.size(), &refused, &refusal);
+    if (refused < batch_.size()) {
+      commit(refused, nullptr, nullptr);
+      throw std::runtime_error(
+          fmt::format("line {}: {}; {}", batch_[refused].line, refusal, keptNote()));
+    }
+    batch_.clear();
+    batchBytes_ = 0;
+  }
+
+  int64_t saved() const { return saved_; }
+  // What a failed load kept: "the 3 records before it are loaded".
+  std::string keptNote() const {
+    return saved_ == 1 ? "the record before it is loaded"
+                       : fmt::format("the {} records before it are loaded", groupDigits(saved_));
+  }
+  int64_t transactions() const { return transactions_; }
+
+ private:
+  // Saves batch_[0, count) in one transaction. With `refused`, a record the store refuses
+  // (not a FoundationDB error) ends the attempt without committing: its position and message
+  // are returned there.
+  void commit(size_t count, size_t* refused, std::string* refusal) {
+    if (count == 0) return;
+    try {
+      runInContext(db_, [&](RecordContext& context) {
+        RecordStore store = RecordStore::openExisting(context, location_, metaData_);
+        for (size_t i = 0; i < count; ++i) {
+          try {
+            store.saveRecord(*batch_[i].message);
+          } catch (const fdb::Error&) {
+            throw;
+          } catch (const std::exception& e) {
+            if (refused == nullptr) throw;
+            *refused = i;
+            *refusal = e.what();
+            throw Refused{};
+          }
+        }
+      });
+    } catch (const Refused&) {
+      return;
+    } catch (const fdb::Error& e) {
+      throw std::runtime_error(
+          fmt::format("lines {} to {} (one transaction): {}; the lines "
+                      "before {} are loaded",
+                      batch_.front().line, batch_[count - 1].line, e.what(), batch_.front().line));
+    }
+    saved_ += static_cast<int64_t>(count);
+    ++transactions_;
+  }
+
+  struct Refused {};
+
+  fdb::Database& db_;
+  StoreLocation location_;
+  RecordMetaData metaData_;
+  std::vector<PendingRecord> batch_;
+  size_t batchBytes_ = 0;
+  int64_t saved_ = 0;
+  int64_t transactions_ = 0;
+};
+
+void runLoad(const StoreArguments& args, const LoadOptions& options) {
+  const StoreLocation location = storeLocation(args);
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  int64_t fileSize = -1;
+  if (options.file != "-") {
+    file.open(options.file, std::ios::binary);
+    if (!file) {
+      throw std::runtime_error(
+          fmt::format("cannot read {}: no such file or not readable", options.file));
+    }
+    file.seekg(0, std::ios::end);
+    fileSize = file.tellg();
+    file.seekg(0, std::ios::beg);
+    in = &file;
+  }
+  fdb::Database db = openStoreDatabase(args);
+  const RecordMetaData metaData = loadStoreMetaData(db, args);
+  const RecordType& type = chooseRecordType(metaData, options.type);
+  const google::protobuf::Message* prototype =
+      metaData.messageFactory()->GetPrototype(&type.descriptor());
+
+  // A bar on a terminal only: the load's own output is the summary.
+  std::optional<Progress> progress;
+  if (fileSize > 0 && ::isatty(STDERR_FILENO) == 1) progress.emplace("loading", fileSize);
+
+  Loader loader(db, location, metaData);
+  google::protobuf::util::JsonParseOptions parseOptions;
+  parseOptions.ignore_unknown_fields = false;
+  std::string text;
+  int64_t line = 0;
+  int64_t bytesRead = 0;
+  while (std::getline(*in, text)) {
+    ++line;
+    bytesRead += static_cast<int64_t>(text.size()) + 1;
+    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines
+    std::unique_ptr<google::protobuf::Message> message(prototype->New());
+    const auto status =
+        google::protobuf::util::JsonStringToMessage(text, message.get(), parseOptions);
+    if (!status.ok()) {
+      loader.flush();  // every line before this one is kept
+      // protobuf's parser may add the text and a caret on lines of their own: the first line
+      // says what is wrong.
+      const std::string message(status.message());
+      throw std::runtime_error(fmt::format("line {}: not a valid {}: {}; {}", line, type.name(),
+                                           message.substr(0, message.find('\n')),
+                                           loader.keptNote()));
+    }
+    loader.add({line, std::move(message)});
+    if (progress) {
+      progress->update(bytesRead, fmt::format("{} records", groupDigits(loader.saved())));
+    }
+  }
+  loader.flush();
+  if (progress) {
+    progress->update(fileSize, fmt::format("{} records", groupDigits(loader.saved())));
+    progress->finish();
+  }
+  fmt::print("Loaded {} {} record{} into {} in {} transaction{}.\n", groupDigits(loader.saved()),
+             type.name(), loader.saved() == 1 ? "" : "s", fdb::formatTuple(storeTuple(args)),
+             groupDigits(loader.transactions()), loader.transactions() == 1 ? "" : "s");
+}
+
+}  // namespace
+
+void addLoadCommand(CLI::App& app) {
+  CLI::App* load = app.add_subcommand(
+      "load",
+      "Save records from NDJSON (one JSON object a line, protobuf's JSON mapping) into a record "
+      "store, 500 records or 1 MB a transaction");
+  auto args = std::make_shared<StoreArguments>();
+  auto options = std::make_shared<LoadOptions>();
+  addStoreArguments(load, *args);
+  load->add_option("--type", options->type,
+                   "The record type of every line (needed when the store has several)");
+  load->add_option("file", options->file, "The NDJSON file, or - for standard input")->required();
+  load->callback([args, options] { runLoad(*args, *options); });
+}
+
+}  // namespace rl::cli

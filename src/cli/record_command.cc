@@ -1,0 +1,139 @@
+// `rl get` and `rl scan`: records of a record store as JSON (docs/cli.md "rl get", "rl scan").
+//
+//   rl get --db file:/tmp/shop --path '("shop", "orders")' '(42)'
+//   rl scan --db file:/tmp/shop --path '("shop", "orders")' --limit 100 [--reverse]
+//           [--continuation HEX]
+//
+// A scan prints one record a line (NDJSON). It runs in transactions of at most 1,000 records,
+// each resuming from the last one's continuation, so a scan of any size stays inside
+// FoundationDB's five seconds. With --limit, when the scan stopped before the end, the
+// continuation to resume from is printed on standard error: "continuation: HEX".
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "commands.h"
+#include "fdb/tuple_text.h"
+#include "rl/cursor.h"
+#include "rl/execute_properties.h"
+#include "rl/record_context.h"
+#include "rl/record_store.h"
+#include "rl/tuple_range.h"
+#include "store.h"
+#include "tuple_argument.h"
+
+namespace rl::cli {
+namespace {
+
+constexpr int kScanBatch = 1000;  // records a transaction
+
+// A primary key: a tuple, '(42,)' or '("eu", 42)', or one element alone, 42 or '"eu"'.
+fdb::Tuple parsePrimaryKey(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t");
+  const bool bare = first == std::string::npos || text[first] != '(';
+  try {
+    return parseTupleArgument(bare ? "(" + text + ",)" : text);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("primary key: {}", e.what()));
+  }
+}
+
+void runGet(const StoreArguments& args, const std::string& keyText) {
+  const StoreLocation location = storeLocation(args);
+  const fdb::Tuple primaryKey = parsePrimaryKey(keyText);
+  fdb::Database db = openStoreDatabase(args);
+  const RecordMetaData metaData = loadStoreMetaData(db, args);
+  std::optional<LoadedRecord> record = runInContext(db, [&](RecordContext& context) {
+    return RecordStore::openExisting(context, location, metaData).loadRecord(primaryKey);
+  });
+  if (!record) {
+    throw std::runtime_error(
+        fmt::format("no record with primary key {}", fdb::formatTuple(primaryKey)));
+  }
+  fmt::print("{}\n", recordToJson(*record->record));
+}
+
+struct ScanOptions {
+  int limit = 0;
+  bool reverse = false;
+  std::optional<std::string> continuation;
+};
+
+void runScan(const StoreArguments& args, const ScanOptions& options) {
+  const StoreLocation location = storeLocation(args);
+  if (options.limit < 0) {
+    throw std::invalid_argument(
+        fmt::format("--limit {}: a limit is 0 (every record) or more", options.limit));
+  }
+  std::optional<fdb::Bytes> continuation;
+  if (options.continuation) continuation = fromHex(*options.continuation);
+  fdb::Database db = openStoreDatabase(args);
+  const RecordMetaData metaData = loadStoreMetaData(db, args);
+
+  int64_t printed = 0;
+  while (true) {
+    const int64_t left = options.limit == 0 ? kScanBatch : options.limit - printed;
+    const int batch = static_cast<int>(std::min<int64_t>(left, kScanBatch));
+    std::vector<std::string> rows;
+    Continuation next = Continuation::end();
+    runInContext(db, [&](RecordContext& context) {
+      rows.clear();
+      RecordStore store = RecordStore::openExisting(context, location, metaData);
+      ExecuteProperties execute;
+      execute.returnedRowLimit = batch;
+      CursorPtr<LoadedRecord> cursor = store.scanRecords(TupleRange::all(), continuation,
+                                                         ScanProperties(execute, options.reverse));
+      auto result = cursor->next();
+      for (; result.hasValue(); result = cursor->next()) {
+        rows.push_back(recordToJson(*result.value().record));
+      }
+      next = result.continuation();
+    });
+    for (const std::string& row : rows) fmt::print("{}\n", row);
+    printed += static_cast<int64_t>(rows.size());
+    if (next.isEnd()) return;
+    continuation = next.toBytes();
+    if (options.limit != 0 && printed >= options.limit) {
+      std::fflush(stdout);
+      fmt::print(stderr, "continuation: {}\n", toHex(continuation.value_or(fdb::Bytes())));
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+void addRecordCommands(CLI::App& app) {
+  auto args = std::make_shared<StoreArguments>();
+
+  auto key = std::make_shared<std::string>();
+  CLI::App* get = app.add_subcommand("get", "Print the record with a primary key, as JSON");
+  addStoreArguments(get, *args);
+  get->add_option("primary_key", *key,
+                  "The primary key: a tuple, '(\"eu\", 42)', or one element alone, 42")
+      ->required();
+  get->callback([args, key] { runGet(*args, *key); });
+
+  auto options = std::make_shared<ScanOptions>();
+  CLI::App* scan = app.add_subcommand(
+      "scan",
+      "Print records in primary-key order, one JSON object a line; with --limit, the "
+      "continuation to resume from on standard error");
+  addStoreArguments(scan, *args);
+  scan->add_option("--limit", options->limit, "At most this many records; 0 for every record")
+      ->capture_default_str();
+  scan->add_flag("--reverse", options->reverse, "From the last primary key to the first");
+  scan->add_option("--continuation", options->continuation,
+                   "Resume where an earlier scan with the same --reverse stopped (its hex "
+                   "continuation)");
+  scan->callback([args, options] { runScan(*args, *options); });
+}
+
+}  // namespace rl::cli
