@@ -20,7 +20,7 @@ void addStoreCommand(CLI::App& app);
 // `rl load`: records from NDJSON into a record store.
 void addLoadCommand(CLI::App& app);
 
-// `rl get` and `rl scan`: a record store's records as JSON.
+// `rl get`, `rl delete` and `rl scan`: a record store's records, as JSON.
 void addRecordCommands(CLI::App& app);
 
 // --db and --path, the options every record-store command takes (store.h).

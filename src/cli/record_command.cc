@@ -1,6 +1,8 @@
-// `rl get` and `rl scan`: records of a record store as JSON (docs/cli.md "rl get", "rl scan").
+// `rl get`, `rl delete` and `rl scan`: records of a record store as JSON (docs/cli.md "Record
+// stores").
 //
-//   rl get --db file:/tmp/shop --path '("shop", "orders")' '(42)'
+//   rl get --db file:/tmp/shop --path '("shop", "orders")' 42
+//   rl delete --db file:/tmp/shop --path '("shop", "orders")' 42
 //   rl scan --db file:/tmp/shop --path '("shop", "orders")' --limit 100 [--reverse]
 //           [--continuation HEX]
 //
@@ -58,6 +60,21 @@ void runGet(const StoreArguments& args, const std::string& keyText) {
         fmt::format("no record with primary key {}", fdb::formatTuple(primaryKey)));
   }
   fmt::print("{}\n", recordToJson(*record->record));
+}
+
+void runDelete(const StoreArguments& args, const std::string& keyText) {
+  const StoreLocation location = storeLocation(args);
+  const fdb::Tuple primaryKey = parsePrimaryKey(keyText);
+  fdb::Database db = openStoreDatabase(args);
+  const RecordMetaData metaData = loadStoreMetaData(db, args);
+  const bool deleted = runInContext(db, [&](RecordContext& context) {
+    return RecordStore::openExisting(context, location, metaData).deleteRecord(primaryKey);
+  });
+  if (!deleted) {
+    throw std::runtime_error(
+        fmt::format("no record with primary key {}", fdb::formatTuple(primaryKey)));
+  }
+  fmt::print("Deleted the record with primary key {}.\n", fdb::formatTuple(primaryKey));
 }
 
 struct ScanOptions {
@@ -120,6 +137,15 @@ void addRecordCommands(CLI::App& app) {
                   "The primary key: a tuple, '(\"eu\", 42)', or one element alone, 42")
       ->required();
   get->callback([args, key] { runGet(*args, *key); });
+
+  CLI::App* remove =
+      app.add_subcommand("delete", "Delete the record with a primary key and its index entries");
+  addStoreArguments(remove, *args);
+  remove
+      ->add_option("primary_key", *key,
+                   "The primary key: a tuple, '(\"eu\", 42)', or one element alone, 42")
+      ->required();
+  remove->callback([args, key] { runDelete(*args, *key); });
 
   auto options = std::make_shared<ScanOptions>();
   CLI::App* scan = app.add_subcommand(

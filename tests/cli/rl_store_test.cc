@@ -199,6 +199,30 @@ TEST_F(RlStore, LoadThenGetAndScanInOtherProcesses) {
   EXPECT_EQ(ok({"get"}, {"3"}), "{\"id\":\"3\",\"price\":\"100\"}\n");
 }
 
+TEST_F(RlStore, DeleteRemovesTheRecordAndItsIndexEntry) {
+  create();
+  load(orders(1, 3));
+  // The price index's entries, (2, "Order$price", price, id), as raw keys.
+  auto indexKeys = [&] {
+    RunResult r = runRl(
+        {"kv", "--db", db_, "--tuple", "getrangekeys", R"(("shop", "orders", 2))", "--limit", "0"});
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    return r.out;
+  };
+  const std::string before = indexKeys();
+  EXPECT_NE(before.find(R"(("shop", "orders", 2, "Order$price", 20, 2))"), std::string::npos)
+      << before;
+  EXPECT_EQ(ok({"delete"}, {"2"}), "Deleted the record with primary key (2,).\n");
+  expectError({"get"}, {"2"}, "no record with primary key (2,)");
+  expectError({"delete"}, {"(2,)"}, "no record with primary key (2,)");
+  EXPECT_EQ(scanAll(), scanned(1, 1) + scanned(3, 3));
+  const std::string after = indexKeys();
+  EXPECT_EQ(after.find(R"(("shop", "orders", 2, "Order$price", 20, 2))"), std::string::npos)
+      << after;
+  EXPECT_NE(after.find(R"(("shop", "orders", 2, "Order$price", 30, 3))"), std::string::npos)
+      << after;
+}
+
 TEST_F(RlStore, LoadFromStandardInput) {
   create();
   RunResult r = runRl({"load", "--db", db_, "--path", kStore, "-"}, orders(1, 2));
