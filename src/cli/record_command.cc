@@ -17,14 +17,18 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include "commands.h"
 #include "fdb/tuple_text.h"
 #include "rl/cursor.h"
 #include "rl/execute_properties.h"
+#include "rl/index.h"
+#include "rl/index_fetch_method.h"
 #include "rl/record_context.h"
 #include "rl/record_store.h"
 #include "rl/tuple_range.h"
@@ -36,15 +40,20 @@ namespace {
 
 constexpr int kScanBatch = 1000;  // records a transaction
 
-// A primary key: a tuple, '(42,)' or '("eu", 42)', or one element alone, 42 or '"eu"'.
-fdb::Tuple parsePrimaryKey(const std::string& text) {
+// A tuple argument, or one element alone: '(42,)' or 42, '("eu", 42)'. `what` names the
+// argument in the error ("primary key", "--from").
+fdb::Tuple parseTupleOrElement(const std::string& text, std::string_view what) {
   const size_t first = text.find_first_not_of(" \t");
   const bool bare = first == std::string::npos || text[first] != '(';
   try {
     return parseTupleArgument(bare ? "(" + text + ",)" : text);
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(fmt::format("primary key: {}", e.what()));
+    throw std::invalid_argument(fmt::format("{}: {}", what, e.what()));
   }
+}
+
+fdb::Tuple parsePrimaryKey(const std::string& text) {
+  return parseTupleOrElement(text, "primary key");
 }
 
 void runGet(const StoreArguments& args, const std::string& keyText) {
@@ -83,16 +92,24 @@ struct ScanOptions {
   std::optional<std::string> continuation;
 };
 
-void runScan(const StoreArguments& args, const ScanOptions& options) {
-  const StoreLocation location = storeLocation(args);
+// Throws std::invalid_argument for a negative --limit or a --continuation that is not hex.
+void checkScanOptions(const ScanOptions& options) {
   if (options.limit < 0) {
     throw std::invalid_argument(
         fmt::format("--limit {}: a limit is 0 (every record) or more", options.limit));
   }
+  if (options.continuation) fromHex(*options.continuation);
+}
+
+// Prints the rows of a scan as NDJSON in transactions of at most kScanBatch rows, each
+// resuming from the last one's continuation; with a limit, prints the continuation on
+// standard error when the scan stopped before the end. `scan(store, continuation,
+// properties)` makes the cursor and returns the rows of one transaction.
+template <typename Scan>
+void printPaged(fdb::Database& db, const StoreLocation& location, const RecordMetaData& metaData,
+                const ScanOptions& options, Scan&& scan) {
   std::optional<fdb::Bytes> continuation;
   if (options.continuation) continuation = fromHex(*options.continuation);
-  fdb::Database db = openStoreDatabase(args);
-  const RecordMetaData metaData = loadStoreMetaData(db, args);
 
   int64_t printed = 0;
   while (true) {
@@ -105,13 +122,7 @@ void runScan(const StoreArguments& args, const ScanOptions& options) {
       RecordStore store = RecordStore::openExisting(context, location, metaData);
       ExecuteProperties execute;
       execute.returnedRowLimit = batch;
-      CursorPtr<LoadedRecord> cursor = store.scanRecords(TupleRange::all(), continuation,
-                                                         ScanProperties(execute, options.reverse));
-      auto result = cursor->next();
-      for (; result.hasValue(); result = cursor->next()) {
-        rows.push_back(recordToJson(*result.value().record));
-      }
-      next = result.continuation();
+      next = scan(store, continuation, ScanProperties(execute, options.reverse), rows);
     });
     for (const std::string& row : rows) fmt::print("{}\n", row);
     printed += static_cast<int64_t>(rows.size());
@@ -123,6 +134,73 @@ void runScan(const StoreArguments& args, const ScanOptions& options) {
       return;
     }
   }
+}
+
+void runScan(const StoreArguments& args, const ScanOptions& options) {
+  const StoreLocation location = storeLocation(args);
+  checkScanOptions(options);
+  fdb::Database db = openStoreDatabase(args);
+  const RecordMetaData metaData = loadStoreMetaData(db, args);
+  printPaged(db, location, metaData, options,
+             [](RecordStore& store, const std::optional<fdb::Bytes>& continuation,
+                const ScanProperties& properties, std::vector<std::string>& rows) {
+               CursorPtr<LoadedRecord> cursor =
+                   store.scanRecords(TupleRange::all(), continuation, properties);
+               auto result = cursor->next();
+               for (; result.hasValue(); result = cursor->next()) {
+                 rows.push_back(recordToJson(*result.value().record));
+               }
+               return result.continuation();
+             });
+}
+
+struct IndexScanOptions {
+  std::string index;
+  std::optional<std::string> from;
+  std::optional<std::string> to;
+  std::string fetch = "scan";
+};
+
+IndexFetchMethod parseFetch(const std::string& fetch) {
+  if (fetch == "scan") return IndexFetchMethod::kScanAndFetch;
+  if (fetch == "remote") return IndexFetchMethod::kUseRemoteFetch;
+  if (fetch == "fallback") return IndexFetchMethod::kUseRemoteFetchWithFallback;
+  throw std::invalid_argument(
+      fmt::format("--fetch {}: the methods are scan, remote and fallback", fetch));
+}
+
+std::optional<fdb::Tuple> parseBound(const std::optional<std::string>& text, const char* option) {
+  if (!text) return std::nullopt;
+  return parseTupleOrElement(*text, option);
+}
+
+void runIndexScan(const StoreArguments& args, const IndexScanOptions& indexOptions,
+                  const ScanOptions& options) {
+  const StoreLocation location = storeLocation(args);
+  const IndexFetchMethod method = parseFetch(indexOptions.fetch);
+  const TupleRange range = TupleRange::between(parseBound(indexOptions.from, "--from"),
+                                               parseBound(indexOptions.to, "--to"));
+  checkScanOptions(options);
+  fdb::Database db = openStoreDatabase(args);
+  const RecordMetaData metaData = loadStoreMetaData(db, args);
+  if (!metaData.hasIndex(indexOptions.index)) {
+    std::vector<std::string> names;
+    for (const auto& index : metaData.allIndexes()) names.push_back(index->name());
+    throw std::invalid_argument(
+        fmt::format("no index {} (the store's indexes: {})", indexOptions.index,
+                    names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
+  }
+  printPaged(db, location, metaData, options,
+             [&](RecordStore& store, const std::optional<fdb::Bytes>& continuation,
+                 const ScanProperties& properties, std::vector<std::string>& rows) {
+               CursorPtr<FetchedRecord> cursor = store.scanIndexRecords(
+                   indexOptions.index, range, continuation, properties, method);
+               auto result = cursor->next();
+               for (; result.hasValue(); result = cursor->next()) {
+                 rows.push_back(recordToJson(*result.value().record->record));
+               }
+               return result.continuation();
+             });
 }
 
 }  // namespace
@@ -160,6 +238,34 @@ void addRecordCommands(CLI::App& app) {
                    "Resume where an earlier scan with the same --reverse stopped (its hex "
                    "continuation)");
   scan->callback([args, options] { runScan(*args, *options); });
+
+  CLI::App* index = app.add_subcommand("index", "Index scans");
+  index->require_subcommand(1);
+  auto indexOptions = std::make_shared<IndexScanOptions>();
+  CLI::App* indexScan = index->add_subcommand(
+      "scan",
+      "Print the records an index's entries point to, in index order, one JSON object a "
+      "line; with --limit, the continuation to resume from on standard error");
+  addStoreArguments(indexScan, *args);
+  indexScan->add_option("index", indexOptions->index, "The index, e.g. Order$price")->required();
+  indexScan->add_option(
+      "--from", indexOptions->from,
+      "The first index value scanned: a tuple, or one element alone, 1000 (default: the first)");
+  indexScan->add_option("--to", indexOptions->to,
+                        "The index value after the last one scanned (default: the end)");
+  indexScan
+      ->add_option("--fetch", indexOptions->fetch,
+                   "How records are fetched: scan (SCAN_AND_FETCH), remote (USE_REMOTE_FETCH) "
+                   "or fallback (remote, else scan)")
+      ->capture_default_str();
+  indexScan->add_option("--limit", options->limit, "At most this many records; 0 for every one")
+      ->capture_default_str();
+  indexScan->add_flag("--reverse", options->reverse, "From the last index entry to the first");
+  indexScan->add_option("--continuation", options->continuation,
+                        "Resume where an earlier index scan with the same range and --reverse "
+                        "stopped (its hex continuation)");
+  indexScan->callback(
+      [args, indexOptions, options] { runIndexScan(*args, *indexOptions, *options); });
 }
 
 }  // namespace rl::cli

@@ -271,6 +271,75 @@ TEST_F(RlStore, ScanWithLimitResumesExactly) {
   }
 }
 
+// Orders 1..8 with prices out of id order, and one without a price.
+constexpr char kPricedOrders[] =
+    "{\"id\": 1, \"price\": 500}\n{\"id\": 2, \"price\": 100}\n{\"id\": 3, \"price\": 300}\n"
+    "{\"id\": 4, \"price\": 100}\n{\"id\": 5, \"price\": 800}\n{\"id\": 6}\n"
+    "{\"id\": 7, \"price\": 200}\n{\"id\": 8, \"price\": 300}\n";
+
+// rl scan's line for order `id` of kPricedOrders.
+std::string pricedLine(int id) {
+  static const int kPrices[] = {0, 500, 100, 300, 100, 800, 0, 200, 300};
+  if (id == 6) return "{\"id\":\"6\"}\n";
+  return "{\"id\":\"" + std::to_string(id) + "\",\"price\":\"" + std::to_string(kPrices[id]) +
+         "\"}\n";
+}
+
+std::string pricedLines(const std::vector<int>& ids) {
+  std::string lines;
+  for (const int id : ids) lines += pricedLine(id);
+  return lines;
+}
+
+TEST_F(RlStore, IndexScanInIndexOrderByEveryFetchMethod) {
+  create();
+  load(kPricedOrders);
+  // By (price, id); no price (null) first.
+  const std::string byPrice = pricedLines({6, 2, 4, 7, 3, 8, 1, 5});
+  for (const char* fetch : {"scan", "remote", "fallback"}) {
+    EXPECT_EQ(ok({"index", "scan"}, {"Order$price", "--fetch", fetch}), byPrice) << fetch;
+    // [100, 300): prices 100 and 200.
+    EXPECT_EQ(
+        ok({"index", "scan"}, {"Order$price", "--fetch", fetch, "--from", "100", "--to", "(300,)"}),
+        pricedLines({2, 4, 7}))
+        << fetch;
+    EXPECT_EQ(ok({"index", "scan"}, {"Order$price", "--fetch", fetch, "--reverse"}),
+              pricedLines({5, 1, 8, 3, 7, 4, 2, 6}))
+        << fetch;
+  }
+  EXPECT_EQ(ok({"index", "scan"}, {"Order$price"}), byPrice);  // scan is the default
+}
+
+TEST_F(RlStore, IndexScanResumesAcrossFetchMethods) {
+  create();
+  load(kPricedOrders);
+  // A scan stopped under one method resumes under another (the continuations are the same).
+  const std::vector<std::string> methods = {"scan", "remote", "fallback", "scan"};
+  std::string rows;
+  std::vector<std::string> args = {"Order$price", "--limit", "3"};
+  for (size_t i = 0;; ++i) {
+    ASSERT_LT(i, methods.size());
+    std::vector<std::string> withFetch = args;
+    withFetch.insert(withFetch.end(), {"--fetch", methods[i]});
+    RunResult r = rl({"index", "scan"}, withFetch);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    rows += r.out;
+    if (r.err.empty()) break;
+    std::smatch match;
+    ASSERT_TRUE(std::regex_match(r.err, match, std::regex("continuation: ([0-9a-f]+)\n"))) << r.err;
+    args = {"Order$price", "--limit", "3", "--continuation", match[1]};
+  }
+  EXPECT_EQ(rows, pricedLines({6, 2, 4, 7, 3, 8, 1, 5}));
+}
+
+TEST_F(RlStore, BadIndexScanArguments) {
+  create();
+  expectError({"index", "scan"}, {"Order$nope"},
+              "no index Order$nope (the store's indexes: Order$price)");
+  expectError({"index", "scan"}, {"Order$price", "--fetch", "x"},
+              "--fetch x: the methods are scan, remote and fallback");
+}
+
 TEST_F(RlStore, BadScanArguments) {
   create();
   expectError({"scan"}, {"--continuation", "abc"},
