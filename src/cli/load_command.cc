@@ -28,6 +28,7 @@
 #include "progress.h"
 #include "rl/record_context.h"
 #include "rl/record_store.h"
+#include "rl/record_store_exception.h"
 #include "rl/record_type.h"
 #include "store.h"
 #include "table.h"
@@ -98,6 +99,7 @@ class Loader {
   int64_t saved() const { return saved_; }
   // What a failed load kept: "the 3 records before it are loaded".
   std::string keptNote() const {
+    if (saved_ == 0) return "no record before it is loaded";
     return saved_ == 1 ? "the record before it is loaded"
                        : fmt::format("the {} records before it are loaded", groupDigits(saved_));
   }
@@ -117,6 +119,16 @@ class Loader {
             store.saveRecord(*batch_[i].message);
           } catch (const fdb::Error&) {
             throw;
+          } catch (const RecordIndexUniquenessViolation& e) {
+            // Said from the exception's fields: its message loses the existing record's key
+            // (src/rl/store/value_index.cc moves the key while formatting it).
+            if (refused == nullptr) throw;
+            *refused = i;
+            *refusal = fmt::format(
+                "unique index {}: record {} has the value {}, as record {} already does",
+                e.indexName, fdb::formatTuple(e.primaryKey), fdb::formatTuple(e.valueKey),
+                fdb::formatTuple(e.existingPrimaryKey));
+            throw Refused{};
           } catch (const std::exception& e) {
             if (refused == nullptr) throw;
             *refused = i;

@@ -3,9 +3,12 @@
 //
 //   rl store create --db file:/tmp/shop --path '("shop", "orders")' --proto orders.proto
 //   rl store info --db file:/tmp/shop --path '("shop", "orders")' [--json]
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -16,6 +19,8 @@
 #include "commands.h"
 #include "fdb/tuple_text.h"
 #include "rl/index.h"
+#include "rl/key_expression.h"
+#include "rl/metadata_builder.h"
 #include "rl/metadata_exception.h"
 #include "rl/metadata_store.h"
 #include "rl/proto_schema_loader.h"
@@ -31,14 +36,70 @@ namespace {
 struct CreateOptions {
   std::string proto;
   std::vector<std::string> importDirs;
+  // Metadata options over the .proto file's own.
+  std::optional<bool> splitLongRecords;
+  std::optional<bool> storeRecordVersions;
+  std::vector<std::string> indexes;        // TYPE:FIELD[,FIELD...]
+  std::vector<std::string> uniqueIndexes;  // the same, unique
+  std::optional<int> version;
 };
+
+// A VALUE index from TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...] (the name the
+// .proto's index option gives a one-field index).
+void addIndexOption(RecordMetaDataBuilder& builder, const std::string& text, bool unique) {
+  const size_t colon = text.find(':');
+  const std::string type = text.substr(0, colon);
+  std::vector<std::string> fields;
+  if (colon != std::string::npos) {
+    const std::string list = text.substr(colon + 1);
+    size_t start = 0;
+    while (start <= list.size()) {
+      size_t comma = list.find(',', start);
+      if (comma == std::string::npos) comma = list.size();
+      fields.push_back(list.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
+  const char* option = unique ? "--unique-index" : "--index";
+  if (type.empty() || fields.empty() ||
+      std::any_of(fields.begin(), fields.end(), [](const std::string& f) { return f.empty(); })) {
+    throw std::invalid_argument(
+        fmt::format("{} {}: an index is TYPE:FIELD[,FIELD...], e.g. Order:customer", option, text));
+  }
+  std::vector<KeyExpression> columns;
+  for (const std::string& f : fields) columns.push_back(field(f));
+  std::map<std::string, std::string> indexOptions;
+  if (unique) indexOptions.emplace(std::string(Index::kUniqueOption), "true");
+  builder.addIndex(type, Index(fmt::format("{}${}", type, fmt::join(fields, "-")),
+                               columns.size() == 1 ? columns.front() : concatAll(columns),
+                               Index::kValue, std::move(indexOptions)));
+}
+
+// The metadata the .proto file declares, with the command line's options over it.
+RecordMetaData buildMetaData(const CreateOptions& options) {
+  LoadedSchema schema = ProtoSchemaLoader(options.importDirs).load(options.proto);
+  RecordMetaDataBuilder builder(schema);
+  if (options.splitLongRecords) builder.setSplitLongRecords(*options.splitLongRecords);
+  if (options.storeRecordVersions) builder.setStoreRecordVersions(*options.storeRecordVersions);
+  for (const std::string& index : options.indexes) addIndexOption(builder, index, false);
+  for (const std::string& index : options.uniqueIndexes) addIndexOption(builder, index, true);
+  if (options.version) {
+    if (*options.version < builder.version()) {
+      throw std::invalid_argument(
+          fmt::format("--version {}: the metadata's version is at least {} (one per index)",
+                      *options.version, builder.version()));
+    }
+    builder.setVersion(*options.version);
+  }
+  return builder.build();
+}
 
 void runCreate(const StoreArguments& args, const CreateOptions& options) {
   const StoreLocation location = storeLocation(args);  // checks --path before anything else
   const StoreLocation metaLocation = metaDataLocation(args);
   std::optional<RecordMetaData> loaded;
   try {
-    loaded = loadRecordMetaData(options.proto, options.importDirs);
+    loaded = buildMetaData(options);
   } catch (const MetaDataException& e) {
     throw MetaDataException(oneLine(e.what()));  // protoc's errors come one a line
   }
@@ -170,6 +231,19 @@ void addStoreCommand(CLI::App& app) {
   create->add_option("-I,--import-dir", options->importDirs,
                      "Where the schema's imports are looked up (repeatable; the .proto's own "
                      "directory always is)");
+  create->add_option("--split-long-records", options->splitLongRecords,
+                     "true or false: split records over 100,000 bytes across keys (default: the "
+                     ".proto's split_long_records)");
+  create->add_option("--store-record-versions", options->storeRecordVersions,
+                     "true or false: store each record's commit version (default: the .proto's "
+                     "store_record_versions)");
+  create->add_option("--index", options->indexes,
+                     "Add a VALUE index TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...] "
+                     "(repeatable)");
+  create->add_option("--unique-index", options->uniqueIndexes,
+                     "Add a unique VALUE index, as --index (repeatable)");
+  create->add_option("--version", options->version,
+                     "The metadata version (default: one per index)");
   create->callback([args, options] { runCreate(*args, *options); });
 
   auto json = std::make_shared<bool>(false);

@@ -166,6 +166,58 @@ TEST_F(RlStore, CreateThenInfoInAnotherProcess) {
 )json");
 }
 
+TEST_F(RlStore, CreateWithMetadataOptions) {
+  EXPECT_EQ(
+      ok({"store", "create"}, {"--proto", file("orders.proto"), "--split-long-records", "false",
+                               "--store-record-versions", "false", "--index", "Order:customer",
+                               "--unique-index", "Order:customer,price", "--version", "7"}),
+      "Created the record store (\"shop\", \"orders\") in " + db_ +
+          ": format version 7, metadata version 7, record types Order, 3 indexes.\n");
+  EXPECT_EQ(ok({"store", "info"}),
+            "Record store (\"shop\", \"orders\") in " + db_ +
+                "\n"
+                "  format version  metadata version  split long records  store record versions\n"
+                "  7               7                 no                  no\n"
+                "\n"
+                "Record types:\n"
+                "  type   primary key\n"
+                "  Order  field(id)\n"
+                "\n"
+                "Indexes:\n"
+                "  index                 type   on     key                                    "
+                "unique  state\n"
+                "  Order$customer        value  Order  field(customer)                        "
+                "no      READABLE\n"
+                "  Order$customer-price  value  Order  concat(field(customer), field(price))  "
+                "yes     READABLE\n"
+                "  Order$price           value  Order  field(price)                           "
+                "no      READABLE\n");
+  // The unique index refuses a second record with its value; the one before stays.
+  write("dup.ndjson",
+        "{\"id\": 1, \"customer\": \"a\", \"price\": 5}\n"
+        "{\"id\": 2, \"customer\": \"a\", \"price\": 5}\n");
+  expectError({"load"}, {file("dup.ndjson")},
+              "line 2: unique index Order$customer-price: record (2,) has the value (\"a\", 5), "
+              "as record (1,) already does; the record before it is loaded");
+  EXPECT_EQ(scanAll(), "{\"id\":\"1\",\"price\":\"5\",\"customer\":\"a\"}\n");
+}
+
+TEST_F(RlStore, BadMetadataOptions) {
+  const std::string proto = file("orders.proto");
+  expectError({"store", "create"}, {"--proto", proto, "--index", "Order"},
+              "--index Order: an index is TYPE:FIELD[,FIELD...], e.g. Order:customer");
+  expectError({"store", "create"}, {"--proto", proto, "--index", "Order:nosuch"},
+              "index Order$nosuch on record type Order: message shop.Order has no field named "
+              "nosuch");
+  expectError({"store", "create"}, {"--proto", proto, "--unique-index", "Nope:id"},
+              "unknown record type Nope");
+  expectError({"store", "create"}, {"--proto", proto, "--version", "0"},
+              "--version 0: the metadata's version is at least 1 (one per index)");
+  expectError({"store", "info"}, {},
+              "no record store at (\"shop\", \"orders\") (no metadata at (\"rl-metadata\", "
+              "\"shop\", \"orders\")): rl store create makes one");
+}
+
 TEST_F(RlStore, CreateTwiceFails) {
   create();
   expectError({"store", "create"}, {"--proto", file("orders.proto")},
