@@ -10,10 +10,12 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>
+#include <google/protobuf/util/message_differencer.h>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
@@ -120,6 +122,69 @@ void runCreate(const StoreArguments& args, const CreateOptions& options) {
       fdb::formatTuple(storeTuple(args)), args.db, formatVersion, metaData.version(),
       fmt::join(types, ", "), metaData.allIndexes().size(),
       metaData.allIndexes().size() == 1 ? "" : "es");
+}
+
+// `rl store open`: the store with this schema; creates it when there is none, else evolves its
+// metadata (the version must go up, or stay with the same metadata).
+void runOpen(const StoreArguments& args, const CreateOptions& options) {
+  const StoreLocation location = storeLocation(args);
+  const StoreLocation metaLocation = metaDataLocation(args);
+  std::optional<RecordMetaData> loaded;
+  try {
+    loaded = buildMetaData(options);
+  } catch (const MetaDataException& e) {
+    throw MetaDataException(oneLine(e.what()));
+  }
+  const RecordMetaData& metaData = *loaded;
+  fdb::Database db = openStoreDatabase(args);
+  int storedVersion = -1;
+  bool unchanged = false;
+  int formatVersion = 0;
+  std::vector<std::pair<std::string, std::string>> newIndexes;  // name, state
+  runInContext(db, [&](RecordContext& context) {
+    newIndexes.clear();
+    MetaDataStore metaDataStore(context, metaLocation);
+    const std::optional<MetaDataProto> stored = metaDataStore.loadProto();
+    storedVersion = stored ? stored->version() : -1;
+    if (stored && stored->version() > metaData.version()) {
+      throw std::invalid_argument(fmt::format(
+          "the store's metadata version {} is above this schema's {}: an older schema cannot "
+          "replace it",
+          stored->version(), metaData.version()));
+    }
+    unchanged = stored && stored->version() == metaData.version();
+    if (unchanged &&
+        !google::protobuf::util::MessageDifferencer::Equals(*stored, metaData.toProto())) {
+      throw std::invalid_argument(
+          fmt::format("the store's metadata version {} is this schema's, but the metadata "
+                      "differs: a changed schema needs a higher --version",
+                      metaData.version()));
+    }
+    std::optional<RecordMetaData> previous;
+    if (stored) previous = RecordMetaData::fromProto(*stored);
+    if (!unchanged) metaDataStore.save(metaData);
+    RecordStore store = RecordStore::open(context, location, metaData);
+    formatVersion = store.formatVersion();
+    for (const auto& index : metaData.allIndexes()) {
+      if (previous && previous->hasIndex(index->name())) continue;
+      newIndexes.emplace_back(index->name(),
+                              std::string(indexStateName(store.indexState(index->name()))));
+    }
+  });
+  const std::string store = fdb::formatTuple(storeTuple(args));
+  if (storedVersion < 0) {
+    fmt::print("Created the record store {} in {}: format version {}, metadata version {}.\n",
+               store, args.db, formatVersion, metaData.version());
+  } else if (unchanged) {
+    fmt::print("The record store {} in {} has this schema: metadata version {}.\n", store, args.db,
+               metaData.version());
+  } else {
+    fmt::print("Updated the record store {} in {}: metadata version {} -> {}.\n", store, args.db,
+               storedVersion, metaData.version());
+  }
+  if (storedVersion >= 0) {
+    for (const auto& [name, state] : newIndexes) fmt::print("New index {}: {}\n", name, state);
+  }
 }
 
 std::vector<std::string> recordTypeNames(const RecordMetaData& metaData, const Index& index) {
@@ -245,6 +310,24 @@ void addStoreCommand(CLI::App& app) {
   create->add_option("--version", options->version,
                      "The metadata version (default: one per index)");
   create->callback([args, options] { runCreate(*args, *options); });
+
+  CLI::App* open = store->add_subcommand(
+      "open",
+      "Open a record store with a schema: create it when there is none, else make this schema "
+      "its metadata (a higher version; new indexes are built at once on stores of at most 200 "
+      "records, else DISABLED; removed indexes are cleared)");
+  addStoreArguments(open, *args);
+  open->add_option("--proto", options->proto, "The schema's .proto file")->required();
+  open->add_option("-I,--import-dir", options->importDirs,
+                   "Where the schema's imports are looked up (repeatable)");
+  open->add_option("--split-long-records", options->splitLongRecords, "As for create");
+  open->add_option("--store-record-versions", options->storeRecordVersions, "As for create");
+  open->add_option("--index", options->indexes, "As for create (repeatable)");
+  open->add_option("--unique-index", options->uniqueIndexes, "As for create (repeatable)");
+  open->add_option("--version", options->version,
+                   "The metadata version (default: one per index); above the stored one for a "
+                   "changed schema");
+  open->callback([args, options] { runOpen(*args, *options); });
 
   auto json = std::make_shared<bool>(false);
   CLI::App* info = store->add_subcommand(

@@ -218,6 +218,36 @@ TEST_F(RlStore, BadMetadataOptions) {
               "\"shop\", \"orders\")): rl store create makes one");
 }
 
+TEST_F(RlStore, OpenCreatesThenEvolvesTheMetadata) {
+  const std::string proto = file("orders.proto");
+  const std::string store = "(\"shop\", \"orders\") in " + db_;
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto}),
+            "Created the record store " + store + ": format version 7, metadata version 1.\n");
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto}),
+            "The record store " + store + " has this schema: metadata version 1.\n");
+  load("{\"id\": 1, \"customer\": \"cy\"}\n{\"id\": 2, \"customer\": \"ann\"}\n");
+  // A new index is built at once on a store this small.
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto, "--index", "Order:customer"}),
+            "Updated the record store " + store +
+                ": metadata version 1 -> 2.\nNew index Order$customer: READABLE\n");
+  EXPECT_EQ(ok({"index", "scan"}, {"Order$customer"}),
+            "{\"id\":\"2\",\"customer\":\"ann\"}\n{\"id\":\"1\",\"customer\":\"cy\"}\n");
+  expectError({"store", "open"}, {"--proto", proto},
+              "the store's metadata version 2 is above this schema's 1: an older schema cannot "
+              "replace it");
+  expectError({"store", "open"}, {"--proto", proto, "--version", "2"},
+              "the store's metadata version 2 is this schema's, but the metadata differs: a "
+              "changed schema needs a higher --version");
+  // Dropping the index takes a higher version.
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto, "--version", "3"}),
+            "Updated the record store " + store + ": metadata version 2 -> 3.\n");
+  const std::string info = ok({"store", "info"});
+  EXPECT_EQ(info.find("Order$customer"), std::string::npos) << info;
+  EXPECT_NE(info.find("  7               3  "), std::string::npos) << info;
+  expectError({"index", "scan"}, {"Order$customer"},
+              "no index Order$customer (the store's indexes: Order$price)");
+}
+
 TEST_F(RlStore, CreateTwiceFails) {
   create();
   expectError({"store", "create"}, {"--proto", file("orders.proto")},
