@@ -210,12 +210,13 @@ void runLoad(const StoreArguments& args, const LoadOptions& options) {
     }
     loader.add({line, std::move(message)});
     if (progress) {
-      progress->update(bytesRead, fmt::format("{} records", groupDigits(loader.saved())));
+      progress->update(bytesRead,
+                       fmt::format("bytes, {} records saved", groupDigits(loader.saved())));
     }
   }
   loader.flush();
   if (progress) {
-    progress->update(fileSize, fmt::format("{} records", groupDigits(loader.saved())));
+    progress->update(fileSize, fmt::format("bytes, {} records saved", groupDigits(loader.saved())));
     progress->finish();
   }
   fmt::print("Loaded {} {} record{} into {} in {} transaction{}.\n", groupDigits(loader.saved()),
