@@ -42,6 +42,7 @@ constexpr size_t kBatchBytes = 1'000'000;  // of serialized records; FoundationD
 struct LoadOptions {
   std::optional<std::string> type;
   std::string file;
+  int64_t fromLine = 1;  // lines before it are skipped (resuming a load that stopped)
 };
 
 // A record parsed from a line, waiting for its batch to commit.
@@ -162,6 +163,10 @@ class Loader {
 
 void runLoad(const StoreArguments& args, const LoadOptions& options) {
   const StoreLocation location = storeLocation(args);
+  if (options.fromLine < 1) {
+    throw std::invalid_argument(
+        fmt::format("--from-line {}: lines are counted from 1", options.fromLine));
+  }
   std::ifstream file;
   std::istream* in = &std::cin;
   int64_t fileSize = -1;
@@ -195,6 +200,7 @@ void runLoad(const StoreArguments& args, const LoadOptions& options) {
   while (std::getline(*in, text)) {
     ++line;
     bytesRead += static_cast<int64_t>(text.size()) + 1;
+    if (line < options.fromLine) continue;
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines
     std::unique_ptr<google::protobuf::Message> message(prototype->New());
     const auto status =
@@ -236,6 +242,10 @@ void addLoadCommand(CLI::App& app) {
   addStoreArguments(load, *args);
   load->add_option("--type", options->type,
                    "The record type of every line (needed when the store has several)");
+  load->add_option("--from-line", options->fromLine,
+                   "Start at this line of the file (resuming a load that stopped at it), lines "
+                   "counted from 1")
+      ->capture_default_str();
   load->add_option("file", options->file, "The NDJSON file, or - for standard input")->required();
   load->callback([args, options] { runLoad(*args, *options); });
 }

@@ -452,6 +452,23 @@ TEST_F(RlStore, MalformedJsonLineKeepsTheLinesBefore) {
   EXPECT_EQ(scanAll(), scanned(1, 4));
 }
 
+TEST_F(RlStore, LoadResumesFromTheLineItStoppedAt) {
+  create();
+  write("bad.ndjson", orders(1, 2) + "{\"id\": 3, \"colour\": \"red\"}\n" + orders(4, 5));
+  expectError({"load"}, {file("bad.ndjson")},
+              "line 3: not a valid Order: colour: Cannot find field.; the 2 records before it are "
+              "loaded");
+  // Skipping the bad line; line numbers stay the file's.
+  EXPECT_EQ(ok({"load"}, {"--from-line", "4", file("bad.ndjson")}),
+            "Loaded 2 Order records into (\"shop\", \"orders\") in 1 transaction.\n");
+  EXPECT_EQ(scanAll(), scanned(1, 2) + scanned(4, 5));
+  expectError({"load"}, {"--from-line", "2", file("bad.ndjson")},
+              "line 3: not a valid Order: colour: Cannot find field.; the record before it is "
+              "loaded");
+  expectError({"load"}, {"--from-line", "0", file("bad.ndjson")},
+              "--from-line 0: lines are counted from 1");
+}
+
 TEST_F(RlStore, FailureAfterFullBatchesKeepsEveryLineBefore) {
   create();
   // Two full batches (1..1000) committed, then 1001..1099 of the third, then line 1100 fails.
