@@ -69,6 +69,7 @@ void addIndexOption(RecordMetaDataBuilder& builder, const std::string& text, boo
         fmt::format("{} {}: an index is TYPE:FIELD[,FIELD...], e.g. Order:customer", option, text));
   }
   std::vector<KeyExpression> columns;
+  columns.reserve(fields.size());
   for (const std::string& f : fields) columns.push_back(field(f));
   std::map<std::string, std::string> indexOptions;
   if (unique) indexOptions.emplace(std::string(Index::kUniqueOption), "true");
