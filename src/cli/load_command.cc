@@ -1,4 +1,5 @@
-// `rl load`: records from NDJSON, one JSON object a line through protobuf's JSON mapping,
+// `rl load`: records from NDJSON, one JSON object a line through protobuf's JSON mapping (or a
+// JSON array of them, when the input starts with '['),
 // saved in batches of at most 500 records and 1 MB, one transaction a batch
 // (docs/cli.md "rl load").
 //
@@ -22,6 +23,7 @@
 #include <fmt/ranges.h>
 #include <google/protobuf/message.h>
 #include <google/protobuf/util/json_util.h>
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "fdb/tuple_text.h"
@@ -72,8 +74,12 @@ const RecordType& chooseRecordType(const RecordMetaData& metaData,
 
 class Loader {
  public:
-  Loader(fdb::Database& db, StoreLocation location, RecordMetaData metaData)
-      : db_(db), location_(std::move(location)), metaData_(std::move(metaData)) {}
+  // `unit` names what a record came from in errors: "line" or "element".
+  Loader(fdb::Database& db, StoreLocation location, RecordMetaData metaData, std::string unit)
+      : db_(db),
+        location_(std::move(location)),
+        metaData_(std::move(metaData)),
+        unit_(std::move(unit)) {}
 
   void add(PendingRecord record) {
     batchBytes_ += record.message->ByteSizeLong();
@@ -155,11 +161,66 @@ class Loader {
   fdb::Database& db_;
   StoreLocation location_;
   RecordMetaData metaData_;
+  std::string unit_;
   std::vector<PendingRecord> batch_;
   size_t batchBytes_ = 0;
   int64_t saved_ = 0;
   int64_t transactions_ = 0;
 };
+
+void printSummary(const StoreArguments& args, const RecordType& type, const Loader& loader) {
+  fmt::print("Loaded {} {} record{} into {} in {} transaction{}.\n", groupDigits(loader.saved()),
+             type.name(), loader.saved() == 1 ? "" : "s", fdb::formatTuple(storeTuple(args)),
+             groupDigits(loader.transactions()), loader.transactions() == 1 ? "" : "s");
+}
+
+// Parses `json` as a record into a new message from `prototype`; on failure, saves what came
+// before and throws "UNIT N: not a valid TYPE: ...".
+std::unique_ptr<google::protobuf::Message> parseRecord(const std::string& json,
+                                                       const google::protobuf::Message& prototype,
+                                                       const RecordType& type, Loader& loader,
+                                                       const char* unit, int64_t position) {
+  google::protobuf::util::JsonParseOptions parseOptions;
+  parseOptions.ignore_unknown_fields = false;
+  std::unique_ptr<google::protobuf::Message> message(prototype.New());
+  const auto status =
+      google::protobuf::util::JsonStringToMessage(json, message.get(), parseOptions);
+  if (status.ok()) return message;
+  loader.flush();  // every record before this one is kept
+  // protobuf's parser may add the text and a caret on lines of their own: the first line says
+  // what is wrong.
+  const std::string why(status.message());
+  throw std::runtime_error(fmt::format("{} {}: not a valid {}: {}; {}", unit, position, type.name(),
+                                       why.substr(0, why.find('\n')), loader.keptNote()));
+}
+
+// Skips the whitespace before the first character; returns that character (EOF at the end) and
+// counts the newlines skipped.
+int peekFirst(std::istream& in, int64_t& newlines) {
+  while (true) {
+    const int c = in.peek();
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return c;
+    if (c == '\n') ++newlines;
+    in.get();
+  }
+}
+
+// A JSON array of records: each element saved as a line of NDJSON would be.
+void loadArray(std::istream& in, const google::protobuf::Message& prototype, const RecordType& type,
+               Loader& loader, int64_t fromElement) {
+  nlohmann::json array;
+  try {
+    array = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(fmt::format("not valid JSON: {}", e.what()));
+  }
+  int64_t element = 0;
+  for (const nlohmann::json& value : array) {
+    ++element;
+    if (element < fromElement) continue;
+    loader.add({element, parseRecord(value.dump(), prototype, type, loader, "element", element)});
+  }
+}
 
 void runLoad(const StoreArguments& args, const LoadOptions& options) {
   const StoreLocation location = storeLocation(args);
@@ -191,30 +252,23 @@ void runLoad(const StoreArguments& args, const LoadOptions& options) {
   std::optional<Progress> progress;
   if (fileSize > 0 && ::isatty(STDERR_FILENO) == 1) progress.emplace("loading", fileSize);
 
-  Loader loader(db, location, metaData);
-  google::protobuf::util::JsonParseOptions parseOptions;
-  parseOptions.ignore_unknown_fields = false;
-  std::string text;
   int64_t line = 0;
+  if (peekFirst(*in, line) == '[') {
+    Loader loader(db, location, metaData, "element");
+    loadArray(*in, *prototype, type, loader, options.fromLine);
+    loader.flush();
+    printSummary(args, type, loader);
+    return;
+  }
+  Loader loader(db, location, metaData, "line");
+  std::string text;
   int64_t bytesRead = 0;
   while (std::getline(*in, text)) {
     ++line;
     bytesRead += static_cast<int64_t>(text.size()) + 1;
     if (line < options.fromLine) continue;
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines
-    std::unique_ptr<google::protobuf::Message> message(prototype->New());
-    const auto status =
-        google::protobuf::util::JsonStringToMessage(text, message.get(), parseOptions);
-    if (!status.ok()) {
-      loader.flush();  // every line before this one is kept
-      // protobuf's parser may add the text and a caret on lines of their own: the first line
-      // says what is wrong.
-      const std::string message(status.message());
-      throw std::runtime_error(fmt::format("line {}: not a valid {}: {}; {}", line, type.name(),
-                                           message.substr(0, message.find('\n')),
-                                           loader.keptNote()));
-    }
-    loader.add({line, std::move(message)});
+    loader.add({line, parseRecord(text, *prototype, type, loader, "line", line)});
     if (progress) {
       progress->update(bytesRead,
                        fmt::format("bytes, {} records saved", groupDigits(loader.saved())));
@@ -225,9 +279,7 @@ void runLoad(const StoreArguments& args, const LoadOptions& options) {
     progress->update(fileSize, fmt::format("bytes, {} records saved", groupDigits(loader.saved())));
     progress->finish();
   }
-  fmt::print("Loaded {} {} record{} into {} in {} transaction{}.\n", groupDigits(loader.saved()),
-             type.name(), loader.saved() == 1 ? "" : "s", fdb::formatTuple(storeTuple(args)),
-             groupDigits(loader.transactions()), loader.transactions() == 1 ? "" : "s");
+  printSummary(args, type, loader);
 }
 
 }  // namespace
@@ -244,7 +296,7 @@ void addLoadCommand(CLI::App& app) {
                    "The record type of every line (needed when the store has several)");
   load->add_option("--from-line", options->fromLine,
                    "Start at this line of the file (resuming a load that stopped at it), lines "
-                   "counted from 1")
+                   "counted from 1; in a JSON array, at this element")
       ->capture_default_str();
   load->add_option("file", options->file, "The NDJSON file, or - for standard input")->required();
   load->callback([args, options] { runLoad(*args, *options); });

@@ -469,6 +469,28 @@ TEST_F(RlStore, LoadResumesFromTheLineItStoppedAt) {
               "--from-line 0: lines are counted from 1");
 }
 
+TEST_F(RlStore, LoadsAJsonArray) {
+  create();
+  // 2^53 + 1: a 64-bit integer survives the array's parser exactly.
+  write("orders.json",
+        "\n  [{\"id\": 1, \"price\": 9007199254740993}, {\"id\": 2},\n"
+        "   {\"id\": 3, \"colour\": 1}, {\"id\": 4}]\n");
+  expectError({"load"}, {file("orders.json")},
+              "element 3: not a valid Order: colour: Cannot find field.; the 2 records before it "
+              "are loaded");
+  EXPECT_EQ(ok({"load"}, {"--from-line", "4", file("orders.json")}),
+            "Loaded 1 Order record into (\"shop\", \"orders\") in 1 transaction.\n");
+  EXPECT_EQ(scanAll(),
+            "{\"id\":\"1\",\"price\":\"9007199254740993\"}\n{\"id\":\"2\"}\n"
+            "{\"id\":\"4\"}\n");
+  // Malformed JSON saves nothing: the array is parsed whole first.
+  write("bad.json", "[{\"id\": 5},\n {\"id\": 6]\n");
+  expectError({"load"}, {file("bad.json")},
+              "not valid JSON: [json.exception.parse_error.101] parse error at line 2, column 10: "
+              "syntax error while parsing object - unexpected ']'; expected '}'");
+  expectError({"get"}, {"5"}, "no record with primary key (5,)");
+}
+
 TEST_F(RlStore, FailureAfterFullBatchesKeepsEveryLineBefore) {
   create();
   // Two full batches (1..1000) committed, then 1001..1099 of the third, then line 1100 fails.
