@@ -287,8 +287,8 @@ void runLoad(const StoreArguments& args, const LoadOptions& options) {
 void addLoadCommand(CLI::App& app) {
   CLI::App* load = app.add_subcommand(
       "load",
-      "Save records from NDJSON (one JSON object a line, protobuf's JSON mapping) into a record "
-      "store, 500 records or 1 MB a transaction");
+      "Save records from NDJSON (one JSON object a line, protobuf's JSON mapping) or a JSON array "
+      "into a record store, 500 records or 1 MB a transaction");
   auto args = std::make_shared<StoreArguments>();
   auto options = std::make_shared<LoadOptions>();
   addStoreArguments(load, *args);

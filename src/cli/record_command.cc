@@ -239,7 +239,8 @@ void addRecordCommands(CLI::App& app) {
                    "continuation)");
   scan->callback([args, options] { runScan(*args, *options); });
 
-  CLI::App* index = app.add_subcommand("index", "Index scans");
+  CLI::App* index =
+      app.add_subcommand("index", "Index scans: the records an index points to, in its order");
   index->require_subcommand(1);
   auto indexOptions = std::make_shared<IndexScanOptions>();
   CLI::App* indexScan = index->add_subcommand(

@@ -282,7 +282,8 @@ void addStoreArguments(CLI::App* command, StoreArguments& args) {
 void addStoreCommand(CLI::App& app) {
   CLI::App* store = app.add_subcommand("store",
                                        "Record stores: create one from a .proto file, "
-                                       "show one's metadata and index states");
+                                       "open one with a new schema, show one's metadata and "
+                                       "index states");
   store->require_subcommand(1);
 
   auto args = std::make_shared<StoreArguments>();
