@@ -14,4 +14,17 @@ void addDemoCommand(CLI::App& app);
 // `rl kv`: fdbcli's get, set, clear, clearrange, getrange and getrangekeys on raw keys.
 void addKvCommand(CLI::App& app);
 
+// `rl store create|info`: record stores from a .proto file, their metadata and index states.
+void addStoreCommand(CLI::App& app);
+
+// `rl load`: records from NDJSON into a record store.
+void addLoadCommand(CLI::App& app);
+
+// `rl get`, `rl delete` and `rl scan`: a record store's records, as JSON.
+void addRecordCommands(CLI::App& app);
+
+// --db and --path, the options every record-store command takes (store.h).
+struct StoreArguments;
+void addStoreArguments(CLI::App* command, StoreArguments& args);
+
 }  // namespace rl::cli

@@ -14,6 +14,9 @@ int main(int argc, char** argv) {
   CLI::App app{"rl: RecordLayer for C++ — a record store on FoundationDB semantics"};
   app.require_subcommand(1);
   rl::cli::addDemoCommand(app);
+  rl::cli::addStoreCommand(app);
+  rl::cli::addLoadCommand(app);
+  rl::cli::addRecordCommands(app);
   rl::cli::addKvCommand(app);
   rl::cli::addTupleCommand(app);
 

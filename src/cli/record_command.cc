@@ -1,0 +1,272 @@
+// `rl get`, `rl delete` and `rl scan`: records of a record store as JSON (docs/cli.md "Record
+// stores").
+//
+//   rl get --db file:/tmp/shop --path '("shop", "orders")' 42
+//   rl delete --db file:/tmp/shop --path '("shop", "orders")' 42
+//   rl scan --db file:/tmp/shop --path '("shop", "orders")' --limit 100 [--reverse]
+//           [--continuation HEX]
+//
+// A scan prints one record a line (NDJSON). It runs in transactions of at most 1,000 records,
+// each resuming from the last one's continuation, so a scan of any size stays inside
+// FoundationDB's five seconds. With --limit, when the scan stopped before the end, the
+// continuation to resume from is printed on standard error: "continuation: HEX".
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+
+#include "commands.h"
+#include "fdb/tuple_text.h"
+#include "rl/cursor.h"
+#include "rl/execute_properties.h"
+#include "rl/index.h"
+#include "rl/index_fetch_method.h"
+#include "rl/record_context.h"
+#include "rl/record_store.h"
+#include "rl/tuple_range.h"
+#include "store.h"
+#include "tuple_argument.h"
+
+namespace rl::cli {
+namespace {
+
+constexpr int kScanBatch = 1000;  // records a transaction
+
+// A tuple argument, or one element alone: '(42,)' or 42, '("eu", 42)'. `what` names the
+// argument in the error ("primary key", "--from").
+fdb::Tuple parseTupleOrElement(const std::string& text, std::string_view what) {
+  const size_t first = text.find_first_not_of(" \t");
+  const bool bare = first == std::string::npos || text[first] != '(';
+  try {
+    return parseTupleArgument(bare ? "(" + text + ",)" : text);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("{}: {}", what, e.what()));
+  }
+}
+
+fdb::Tuple parsePrimaryKey(const std::string& text) {
+  return parseTupleOrElement(text, "primary key");
+}
+
+void runGet(const StoreArguments& args, const std::string& keyText) {
+  const StoreLocation location = storeLocation(args);
+  const fdb::Tuple primaryKey = parsePrimaryKey(keyText);
+  fdb::Database db = openStoreDatabase(args);
+  const RecordMetaData metaData = loadStoreMetaData(db, args);
+  std::optional<LoadedRecord> record = runInContext(db, [&](RecordContext& context) {
+    return RecordStore::openExisting(context, location, metaData).loadRecord(primaryKey);
+  });
+  if (!record) {
+    throw std::runtime_error(
+        fmt::format("no record with primary key {}", fdb::formatTuple(primaryKey)));
+  }
+  fmt::print("{}\n", recordToJson(*record->record));
+}
+
+void runDelete(const StoreArguments& args, const std::string& keyText) {
+  const StoreLocation location = storeLocation(args);
+  const fdb::Tuple primaryKey = parsePrimaryKey(keyText);
+  fdb::Database db = openStoreDatabase(args);
+  const RecordMetaData metaData = loadStoreMetaData(db, args);
+  const bool deleted = runInContext(db, [&](RecordContext& context) {
+    return RecordStore::openExisting(context, location, metaData).deleteRecord(primaryKey);
+  });
+  if (!deleted) {
+    throw std::runtime_error(
+        fmt::format("no record with primary key {}", fdb::formatTuple(primaryKey)));
+  }
+  fmt::print("Deleted the record with primary key {}.\n", fdb::formatTuple(primaryKey));
+}
+
+struct ScanOptions {
+  int limit = 0;
+  bool reverse = false;
+  std::optional<std::string> continuation;
+};
+
+// Throws std::invalid_argument for a negative --limit or a --continuation that is not hex.
+void checkScanOptions(const ScanOptions& options) {
+  if (options.limit < 0) {
+    throw std::invalid_argument(
+        fmt::format("--limit {}: a limit is 0 (every record) or more", options.limit));
+  }
+  if (options.continuation) fromHex(*options.continuation);
+}
+
+// Prints the rows of a scan as NDJSON in transactions of at most kScanBatch rows, each
+// resuming from the last one's continuation; with a limit, prints the continuation on
+// standard error when the scan stopped before the end. `scan(store, continuation,
+// properties)` makes the cursor and returns the rows of one transaction.
+template <typename Scan>
+void printPaged(fdb::Database& db, const StoreLocation& location, const RecordMetaData& metaData,
+                const ScanOptions& options, Scan&& scan) {
+  std::optional<fdb::Bytes> continuation;
+  if (options.continuation) continuation = fromHex(*options.continuation);
+
+  int64_t printed = 0;
+  while (true) {
+    const int64_t left = options.limit == 0 ? kScanBatch : options.limit - printed;
+    const int batch = static_cast<int>(std::min<int64_t>(left, kScanBatch));
+    std::vector<std::string> rows;
+    Continuation next = Continuation::end();
+    runInContext(db, [&](RecordContext& context) {
+      rows.clear();
+      RecordStore store = RecordStore::openExisting(context, location, metaData);
+      ExecuteProperties execute;
+      execute.returnedRowLimit = batch;
+      next = scan(store, continuation, ScanProperties(execute, options.reverse), rows);
+    });
+    for (const std::string& row : rows) fmt::print("{}\n", row);
+    printed += static_cast<int64_t>(rows.size());
+    if (next.isEnd()) return;
+    continuation = next.toBytes();
+    if (options.limit != 0 && printed >= options.limit) {
+      std::fflush(stdout);
+      fmt::print(stderr, "continuation: {}\n", toHex(continuation.value_or(fdb::Bytes())));
+      return;
+    }
+  }
+}
+
+void runScan(const StoreArguments& args, const ScanOptions& options) {
+  const StoreLocation location = storeLocation(args);
+  checkScanOptions(options);
+  fdb::Database db = openStoreDatabase(args);
+  const RecordMetaData metaData = loadStoreMetaData(db, args);
+  printPaged(db, location, metaData, options,
+             [](RecordStore& store, const std::optional<fdb::Bytes>& continuation,
+                const ScanProperties& properties, std::vector<std::string>& rows) {
+               CursorPtr<LoadedRecord> cursor =
+                   store.scanRecords(TupleRange::all(), continuation, properties);
+               auto result = cursor->next();
+               for (; result.hasValue(); result = cursor->next()) {
+                 rows.push_back(recordToJson(*result.value().record));
+               }
+               return result.continuation();
+             });
+}
+
+struct IndexScanOptions {
+  std::string index;
+  std::optional<std::string> from;
+  std::optional<std::string> to;
+  std::string fetch = "scan";
+};
+
+IndexFetchMethod parseFetch(const std::string& fetch) {
+  if (fetch == "scan") return IndexFetchMethod::kScanAndFetch;
+  if (fetch == "remote") return IndexFetchMethod::kUseRemoteFetch;
+  if (fetch == "fallback") return IndexFetchMethod::kUseRemoteFetchWithFallback;
+  throw std::invalid_argument(
+      fmt::format("--fetch {}: the methods are scan, remote and fallback", fetch));
+}
+
+std::optional<fdb::Tuple> parseBound(const std::optional<std::string>& text, const char* option) {
+  if (!text) return std::nullopt;
+  return parseTupleOrElement(*text, option);
+}
+
+void runIndexScan(const StoreArguments& args, const IndexScanOptions& indexOptions,
+                  const ScanOptions& options) {
+  const StoreLocation location = storeLocation(args);
+  const IndexFetchMethod method = parseFetch(indexOptions.fetch);
+  const TupleRange range = TupleRange::between(parseBound(indexOptions.from, "--from"),
+                                               parseBound(indexOptions.to, "--to"));
+  checkScanOptions(options);
+  fdb::Database db = openStoreDatabase(args);
+  const RecordMetaData metaData = loadStoreMetaData(db, args);
+  if (!metaData.hasIndex(indexOptions.index)) {
+    std::vector<std::string> names;
+    for (const auto& index : metaData.allIndexes()) names.push_back(index->name());
+    throw std::invalid_argument(
+        fmt::format("no index {} (the store's indexes: {})", indexOptions.index,
+                    names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
+  }
+  printPaged(db, location, metaData, options,
+             [&](RecordStore& store, const std::optional<fdb::Bytes>& continuation,
+                 const ScanProperties& properties, std::vector<std::string>& rows) {
+               CursorPtr<FetchedRecord> cursor = store.scanIndexRecords(
+                   indexOptions.index, range, continuation, properties, method);
+               auto result = cursor->next();
+               for (; result.hasValue(); result = cursor->next()) {
+                 rows.push_back(recordToJson(*result.value().record->record));
+               }
+               return result.continuation();
+             });
+}
+
+}  // namespace
+
+void addRecordCommands(CLI::App& app) {
+  auto args = std::make_shared<StoreArguments>();
+
+  auto key = std::make_shared<std::string>();
+  CLI::App* get = app.add_subcommand("get", "Print the record with a primary key, as JSON");
+  addStoreArguments(get, *args);
+  get->add_option("primary_key", *key,
+                  "The primary key: a tuple, '(\"eu\", 42)', or one element alone, 42")
+      ->required();
+  get->callback([args, key] { runGet(*args, *key); });
+
+  CLI::App* remove =
+      app.add_subcommand("delete", "Delete the record with a primary key and its index entries");
+  addStoreArguments(remove, *args);
+  remove
+      ->add_option("primary_key", *key,
+                   "The primary key: a tuple, '(\"eu\", 42)', or one element alone, 42")
+      ->required();
+  remove->callback([args, key] { runDelete(*args, *key); });
+
+  auto options = std::make_shared<ScanOptions>();
+  CLI::App* scan = app.add_subcommand(
+      "scan",
+      "Print records in primary-key order, one JSON object a line; with --limit, the "
+      "continuation to resume from on standard error");
+  addStoreArguments(scan, *args);
+  scan->add_option("--limit", options->limit, "At most this many records; 0 for every record")
+      ->capture_default_str();
+  scan->add_flag("--reverse", options->reverse, "From the last primary key to the first");
+  scan->add_option("--continuation", options->continuation,
+                   "Resume where an earlier scan with the same --reverse stopped (its hex "
+                   "continuation)");
+  scan->callback([args, options] { runScan(*args, *options); });
+
+  CLI::App* index =
+      app.add_subcommand("index", "Index scans: the records an index points to, in its order");
+  index->require_subcommand(1);
+  auto indexOptions = std::make_shared<IndexScanOptions>();
+  CLI::App* indexScan = index->add_subcommand(
+      "scan",
+      "Print the records an index's entries point to, in index order, one JSON object a "
+      "line; with --limit, the continuation to resume from on standard error");
+  addStoreArguments(indexScan, *args);
+  indexScan->add_option("index", indexOptions->index, "The index, e.g. Order$price")->required();
+  indexScan->add_option(
+      "--from", indexOptions->from,
+      "The first index value scanned: a tuple, or one element alone, 1000 (default: the first)");
+  indexScan->add_option("--to", indexOptions->to,
+                        "The index value after the last one scanned (default: the end)");
+  indexScan
+      ->add_option("--fetch", indexOptions->fetch,
+                   "How records are fetched: scan (SCAN_AND_FETCH), remote (USE_REMOTE_FETCH) "
+                   "or fallback (remote, else scan)")
+      ->capture_default_str();
+  indexScan->add_option("--limit", options->limit, "At most this many records; 0 for every one")
+      ->capture_default_str();
+  indexScan->add_flag("--reverse", options->reverse, "From the last index entry to the first");
+  indexScan->add_option("--continuation", options->continuation,
+                        "Resume where an earlier index scan with the same range and --reverse "
+                        "stopped (its hex continuation)");
+  indexScan->callback(
+      [args, indexOptions, options] { runIndexScan(*args, *indexOptions, *options); });
+}
+
+}  // namespace rl::cli

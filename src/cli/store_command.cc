@@ -1,0 +1,344 @@
+// `rl store create|info`: a record store from a .proto file compiled at run time, its metadata
+// kept in the store's metadata store (docs/cli.md "Record stores"; the layout in store.h).
+//
+//   rl store create --db file:/tmp/shop --path '("shop", "orders")' --proto orders.proto
+//   rl store info --db file:/tmp/shop --path '("shop", "orders")' [--json]
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+#include <google/protobuf/util/message_differencer.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "fdb/tuple_text.h"
+#include "rl/index.h"
+#include "rl/key_expression.h"
+#include "rl/metadata_builder.h"
+#include "rl/metadata_exception.h"
+#include "rl/metadata_store.h"
+#include "rl/proto_schema_loader.h"
+#include "rl/record_context.h"
+#include "rl/record_store.h"
+#include "rl/record_type.h"
+#include "store.h"
+#include "table.h"
+
+namespace rl::cli {
+namespace {
+
+struct CreateOptions {
+  std::string proto;
+  std::vector<std::string> importDirs;
+  // Metadata options over the .proto file's own.
+  std::optional<bool> splitLongRecords;
+  std::optional<bool> storeRecordVersions;
+  std::vector<std::string> indexes;        // TYPE:FIELD[,FIELD...]
+  std::vector<std::string> uniqueIndexes;  // the same, unique
+  std::optional<int> version;
+};
+
+// A VALUE index from TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...] (the name the
+// .proto's index option gives a one-field index).
+void addIndexOption(RecordMetaDataBuilder& builder, const std::string& text, bool unique) {
+  const size_t colon = text.find(':');
+  const std::string type = text.substr(0, colon);
+  std::vector<std::string> fields;
+  if (colon != std::string::npos) {
+    const std::string list = text.substr(colon + 1);
+    size_t start = 0;
+    while (start <= list.size()) {
+      size_t comma = list.find(',', start);
+      if (comma == std::string::npos) comma = list.size();
+      fields.push_back(list.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
+  const char* option = unique ? "--unique-index" : "--index";
+  if (type.empty() || fields.empty() ||
+      std::any_of(fields.begin(), fields.end(), [](const std::string& f) { return f.empty(); })) {
+    throw std::invalid_argument(
+        fmt::format("{} {}: an index is TYPE:FIELD[,FIELD...], e.g. Order:customer", option, text));
+  }
+  std::vector<KeyExpression> columns;
+  columns.reserve(fields.size());
+  for (const std::string& f : fields) columns.push_back(field(f));
+  std::map<std::string, std::string> indexOptions;
+  if (unique) indexOptions.emplace(std::string(Index::kUniqueOption), "true");
+  builder.addIndex(type, Index(fmt::format("{}${}", type, fmt::join(fields, "-")),
+                               columns.size() == 1 ? columns.front() : concatAll(columns),
+                               Index::kValue, std::move(indexOptions)));
+}
+
+// The metadata the .proto file declares, with the command line's options over it.
+RecordMetaData buildMetaData(const CreateOptions& options) {
+  LoadedSchema schema = ProtoSchemaLoader(options.importDirs).load(options.proto);
+  RecordMetaDataBuilder builder(schema);
+  if (options.splitLongRecords) builder.setSplitLongRecords(*options.splitLongRecords);
+  if (options.storeRecordVersions) builder.setStoreRecordVersions(*options.storeRecordVersions);
+  for (const std::string& index : options.indexes) addIndexOption(builder, index, false);
+  for (const std::string& index : options.uniqueIndexes) addIndexOption(builder, index, true);
+  if (options.version) {
+    if (*options.version < builder.version()) {
+      throw std::invalid_argument(
+          fmt::format("--version {}: the metadata's version is at least {} (one per index)",
+                      *options.version, builder.version()));
+    }
+    builder.setVersion(*options.version);
+  }
+  return builder.build();
+}
+
+void runCreate(const StoreArguments& args, const CreateOptions& options) {
+  const StoreLocation location = storeLocation(args);  // checks --path before anything else
+  const StoreLocation metaLocation = metaDataLocation(args);
+  std::optional<RecordMetaData> loaded;
+  try {
+    loaded = buildMetaData(options);
+  } catch (const MetaDataException& e) {
+    throw MetaDataException(oneLine(e.what()));  // protoc's errors come one a line
+  }
+  const RecordMetaData& metaData = *loaded;
+  fdb::Database db = openStoreDatabase(args);
+  int formatVersion = 0;
+  runInContext(db, [&](RecordContext& context) {
+    // The store first: creating it checks that its key range holds nothing yet.
+    RecordStore store = RecordStore::create(context, location, metaData);
+    MetaDataStore(context, metaLocation).save(metaData);
+    formatVersion = store.formatVersion();
+  });
+  std::vector<std::string> types;
+  for (const auto& [name, type] : metaData.recordTypes()) types.push_back(name);
+  fmt::print(
+      "Created the record store {} in {}: format version {}, metadata version {}, "
+      "record types {}, {} index{}.\n",
+      fdb::formatTuple(storeTuple(args)), args.db, formatVersion, metaData.version(),
+      fmt::join(types, ", "), metaData.allIndexes().size(),
+      metaData.allIndexes().size() == 1 ? "" : "es");
+}
+
+// `rl store open`: the store with this schema; creates it when there is none, else evolves its
+// metadata (the version must go up, or stay with the same metadata).
+void runOpen(const StoreArguments& args, const CreateOptions& options) {
+  const StoreLocation location = storeLocation(args);
+  const StoreLocation metaLocation = metaDataLocation(args);
+  std::optional<RecordMetaData> loaded;
+  try {
+    loaded = buildMetaData(options);
+  } catch (const MetaDataException& e) {
+    throw MetaDataException(oneLine(e.what()));
+  }
+  const RecordMetaData& metaData = *loaded;
+  fdb::Database db = openStoreDatabase(args);
+  int storedVersion = -1;
+  bool unchanged = false;
+  int formatVersion = 0;
+  std::vector<std::pair<std::string, std::string>> newIndexes;  // name, state
+  runInContext(db, [&](RecordContext& context) {
+    newIndexes.clear();
+    MetaDataStore metaDataStore(context, metaLocation);
+    const std::optional<MetaDataProto> stored = metaDataStore.loadProto();
+    storedVersion = stored ? stored->version() : -1;
+    if (stored && stored->version() > metaData.version()) {
+      throw std::invalid_argument(fmt::format(
+          "the store's metadata version {} is above this schema's {}: an older schema cannot "
+          "replace it",
+          stored->version(), metaData.version()));
+    }
+    unchanged = stored && stored->version() == metaData.version();
+    if (unchanged &&
+        !google::protobuf::util::MessageDifferencer::Equals(*stored, metaData.toProto())) {
+      throw std::invalid_argument(
+          fmt::format("the store's metadata version {} is this schema's, but the metadata "
+                      "differs: a changed schema needs a higher --version",
+                      metaData.version()));
+    }
+    std::optional<RecordMetaData> previous;
+    if (stored) previous = RecordMetaData::fromProto(*stored);
+    if (!unchanged) metaDataStore.save(metaData);
+    RecordStore store = RecordStore::open(context, location, metaData);
+    formatVersion = store.formatVersion();
+    for (const auto& index : metaData.allIndexes()) {
+      if (previous && previous->hasIndex(index->name())) continue;
+      newIndexes.emplace_back(index->name(),
+                              std::string(indexStateName(store.indexState(index->name()))));
+    }
+  });
+  const std::string store = fdb::formatTuple(storeTuple(args));
+  if (storedVersion < 0) {
+    fmt::print("Created the record store {} in {}: format version {}, metadata version {}.\n",
+               store, args.db, formatVersion, metaData.version());
+  } else if (unchanged) {
+    fmt::print("The record store {} in {} has this schema: metadata version {}.\n", store, args.db,
+               metaData.version());
+  } else {
+    fmt::print("Updated the record store {} in {}: metadata version {} -> {}.\n", store, args.db,
+               storedVersion, metaData.version());
+  }
+  if (storedVersion >= 0) {
+    for (const auto& [name, state] : newIndexes) fmt::print("New index {}: {}\n", name, state);
+  }
+}
+
+std::vector<std::string> recordTypeNames(const RecordMetaData& metaData, const Index& index) {
+  std::vector<std::string> names;
+  for (const RecordType* type : metaData.recordTypesForIndex(index)) names.push_back(type->name());
+  return names;
+}
+
+std::string recordTypesOf(const RecordMetaData& metaData, const Index& index) {
+  return fmt::format("{}", fmt::join(recordTypeNames(metaData, index), ", "));
+}
+
+void runInfo(const StoreArguments& args, bool json) {
+  const StoreLocation location = storeLocation(args);
+  fdb::Database db = openStoreDatabase(args);
+  const RecordMetaData metaData = loadStoreMetaData(db, args);
+  DataStoreInfo header;
+  std::vector<std::string> states;
+  runInContext(db, [&](RecordContext& context) {
+    RecordStore store = RecordStore::openExisting(context, location, metaData);
+    header = store.header();
+    states.clear();
+    for (const auto& index : metaData.allIndexes()) {
+      states.emplace_back(indexStateName(store.indexState(index->name())));
+    }
+  });
+
+  const auto& indexes = metaData.allIndexes();
+  if (json) {
+    nlohmann::ordered_json out = {
+        {"store", fdb::formatTuple(storeTuple(args))},
+        {"format_version", header.formatversion()},
+        {"metadata_version", header.metadataversion()},
+        {"split_long_records", metaData.splitLongRecords()},
+        {"store_record_versions", metaData.storeRecordVersions()},
+        {"record_types", nlohmann::ordered_json::array()},
+        {"indexes", nlohmann::ordered_json::array()},
+    };
+    for (const auto& [name, type] : metaData.recordTypes()) {
+      out["record_types"].push_back(
+          {{"name", name}, {"primary_key", type.primaryKey().toString()}});
+    }
+    for (size_t i = 0; i < indexes.size(); ++i) {
+      out["indexes"].push_back({{"name", indexes[i]->name()},
+                                {"type", indexes[i]->type()},
+                                {"record_types", recordTypeNames(metaData, *indexes[i])},
+                                {"key", indexes[i]->rootExpression().toString()},
+                                {"unique", indexes[i]->isUnique()},
+                                {"state", states[i]}});
+    }
+    fmt::print("{}\n", out.dump(2));
+    return;
+  }
+
+  fmt::print("Record store {} in {}\n", fdb::formatTuple(storeTuple(args)), args.db);
+  Table facts({{"format version"},
+               {"metadata version"},
+               {"split long records"},
+               {"store record versions"}});
+  facts.addRow({std::to_string(header.formatversion()), std::to_string(header.metadataversion()),
+                metaData.splitLongRecords() ? "yes" : "no",
+                metaData.storeRecordVersions() ? "yes" : "no"});
+  facts.print(stdout, 2);
+  fmt::print("\nRecord types:\n");
+  Table types({{"type"}, {"primary key"}});
+  for (const auto& [name, type] : metaData.recordTypes()) {
+    types.addRow({name, type.primaryKey().toString()});
+  }
+  types.print(stdout, 2);
+  fmt::print("\nIndexes:\n");
+  if (indexes.empty()) {
+    fmt::print("  (none)\n");
+    return;
+  }
+  Table table({{"index"}, {"type"}, {"on"}, {"key"}, {"unique"}, {"state"}});
+  for (size_t i = 0; i < indexes.size(); ++i) {
+    table.addRow({indexes[i]->name(), indexes[i]->type(), recordTypesOf(metaData, *indexes[i]),
+                  indexes[i]->rootExpression().toString(), indexes[i]->isUnique() ? "yes" : "no",
+                  states[i]});
+  }
+  table.print(stdout, 2);
+}
+
+}  // namespace
+
+void addStoreArguments(CLI::App* command, StoreArguments& args) {
+  command->add_option("--db", args.db,
+                      "The database (required): memory:<name>, file:<dir>, a directory path or "
+                      "fdb:<cluster file>");
+  command->add_option("--path", args.path,
+                      "The record store (required): its tuple, e.g. '(\"shop\", \"orders\")'");
+}
+
+void addStoreCommand(CLI::App& app) {
+  CLI::App* store = app.add_subcommand("store",
+                                       "Record stores: create one from a .proto file, "
+                                       "open one with a new schema, show one's metadata and "
+                                       "index states");
+  store->require_subcommand(1);
+
+  auto args = std::make_shared<StoreArguments>();
+  auto options = std::make_shared<CreateOptions>();
+  CLI::App* create = store->add_subcommand(
+      "create",
+      "Create a record store: compile a .proto file (its record_metadata_options give the "
+      "primary keys and indexes), keep the metadata in the store's metadata store, write the "
+      "store's header");
+  addStoreArguments(create, *args);
+  create->add_option("--proto", options->proto, "The schema's .proto file")->required();
+  create->add_option("-I,--import-dir", options->importDirs,
+                     "Where the schema's imports are looked up (repeatable; the .proto's own "
+                     "directory always is)");
+  create->add_option("--split-long-records", options->splitLongRecords,
+                     "true or false: split records over 100,000 bytes across keys (default: the "
+                     ".proto's split_long_records)");
+  create->add_option("--store-record-versions", options->storeRecordVersions,
+                     "true or false: store each record's commit version (default: the .proto's "
+                     "store_record_versions)");
+  create->add_option("--index", options->indexes,
+                     "Add a VALUE index TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...] "
+                     "(repeatable)");
+  create->add_option("--unique-index", options->uniqueIndexes,
+                     "Add a unique VALUE index, as --index (repeatable)");
+  create->add_option("--version", options->version,
+                     "The metadata version (default: one per index)");
+  create->callback([args, options] { runCreate(*args, *options); });
+
+  CLI::App* open = store->add_subcommand(
+      "open",
+      "Open a record store with a schema: create it when there is none, else make this schema "
+      "its metadata (a higher version; new indexes are built at once on stores of at most 200 "
+      "records, else DISABLED; removed indexes are cleared)");
+  addStoreArguments(open, *args);
+  open->add_option("--proto", options->proto, "The schema's .proto file")->required();
+  open->add_option("-I,--import-dir", options->importDirs,
+                   "Where the schema's imports are looked up (repeatable)");
+  open->add_option("--split-long-records", options->splitLongRecords, "As for create");
+  open->add_option("--store-record-versions", options->storeRecordVersions, "As for create");
+  open->add_option("--index", options->indexes, "As for create (repeatable)");
+  open->add_option("--unique-index", options->uniqueIndexes, "As for create (repeatable)");
+  open->add_option("--version", options->version,
+                   "The metadata version (default: one per index); above the stored one for a "
+                   "changed schema");
+  open->callback([args, options] { runOpen(*args, *options); });
+
+  auto json = std::make_shared<bool>(false);
+  CLI::App* info = store->add_subcommand(
+      "info",
+      "Show a record store: format and metadata versions, record types, indexes and "
+      "their states");
+  addStoreArguments(info, *args);
+  info->add_flag("--json", *json, "Print JSON");
+  info->callback([args, json] { runInfo(*args, *json); });
+}
+
+}  // namespace rl::cli

@@ -1,0 +1,547 @@
+// `rl store`, `rl load`, `rl get` and `rl scan`, run as a user would run them: every command a
+// separate process on one durable file: store in a temporary directory, so each test also
+// shows that the metadata one process keeps in the metadata store is what the next one opens.
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/run_rl.h"
+
+namespace rl::test {
+namespace {
+
+// The schema of the tests: examples/record_layer/orders.proto, less its comments.
+constexpr char kOrdersProto[] = R"(syntax = "proto2";
+package shop;
+import "record_metadata_options.proto";
+option (com.apple.foundationdb.record.schema).split_long_records = true;
+option (com.apple.foundationdb.record.schema).store_record_versions = true;
+message Order {
+  optional int64 id = 1 [(com.apple.foundationdb.record.field).primary_key = true];
+  optional int64 price = 2 [(com.apple.foundationdb.record.field).index = {}];
+  optional string customer = 3;
+  repeated string tags = 4;
+  optional bytes payload = 5;
+}
+message RecordTypeUnion {
+  option (com.apple.foundationdb.record.record).usage = UNION;
+  optional Order _Order = 1;
+}
+)";
+
+constexpr char kStore[] = R"(("shop", "orders"))";
+
+class RlStore : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("rl-store-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    db_ = "file:" + (dir_ / "db").string();
+    write("orders.proto", kOrdersProto);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Writes `text` to `name` in the test's directory; returns its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::filesystem::path path = dir_ / name;
+    std::ofstream(path, std::ios::binary) << text;
+    return path.string();
+  }
+  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+
+  // `rl COMMAND... --db file:<dir>/db --path STORE args...`
+  RunResult rl(std::vector<std::string> command, std::vector<std::string> args = {},
+               const std::string& store = kStore) const {
+    command.insert(command.end(), {"--db", db_, "--path", store});
+    command.insert(command.end(), args.begin(), args.end());
+    return runRl(command);
+  }
+
+  // A command that must succeed with nothing on standard error; returns its standard output.
+  std::string ok(std::vector<std::string> command, std::vector<std::string> args = {}) const {
+    RunResult r = rl(std::move(command), std::move(args));
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    return r.out;
+  }
+
+  // A command that must fail with exactly `error` (one line, status 1, nothing on stdout).
+  void expectError(std::vector<std::string> command, std::vector<std::string> args,
+                   const std::string& error, const std::string& store = kStore) const {
+    RunResult r = rl(std::move(command), std::move(args), store);
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err, "rl: error: " + error + "\n");
+  }
+
+  void create() const {
+    EXPECT_EQ(ok({"store", "create"}, {"--proto", file("orders.proto")}),
+              "Created the record store (\"shop\", \"orders\") in " + db_ +
+                  ": format version 7, metadata version 1, record types Order, 1 index.\n");
+  }
+
+  // Loads `lines` (NDJSON) from a file; returns standard output.
+  std::string load(const std::string& lines) const {
+    return ok({"load"}, {write("load.ndjson", lines)});
+  }
+
+  // Every record, by a scan with no limit.
+  std::string scanAll() const { return ok({"scan"}); }
+
+  std::filesystem::path dir_;
+  std::string db_;
+};
+
+// NDJSON for orders first..last: {"id": N, "price": N * 10}.
+std::string orders(int first, int last) {
+  std::string lines;
+  for (int id = first; id <= last; ++id) {
+    lines += "{\"id\": " + std::to_string(id) + ", \"price\": " + std::to_string(id * 10) + "}\n";
+  }
+  return lines;
+}
+
+// The records of orders(first, last) as rl scan prints them.
+std::string scanned(int first, int last) {
+  std::string lines;
+  for (int id = first; id <= last; ++id) {
+    lines +=
+        "{\"id\":\"" + std::to_string(id) + "\",\"price\":\"" + std::to_string(id * 10) + "\"}\n";
+  }
+  return lines;
+}
+
+TEST_F(RlStore, CreateThenInfoInAnotherProcess) {
+  create();
+  EXPECT_EQ(ok({"store", "info"}),
+            "Record store (\"shop\", \"orders\") in " + db_ +
+                "\n"
+                "  format version  metadata version  split long records  store record versions\n"
+                "  7               1                 yes                 yes\n"
+                "\n"
+                "Record types:\n"
+                "  type   primary key\n"
+                "  Order  field(id)\n"
+                "\n"
+                "Indexes:\n"
+                "  index        type   on     key           unique  state\n"
+                "  Order$price  value  Order  field(price)  no      READABLE\n");
+  EXPECT_EQ(ok({"store", "info"}, {"--json"}),
+            R"json({
+  "store": "(\"shop\", \"orders\")",
+  "format_version": 7,
+  "metadata_version": 1,
+  "split_long_records": true,
+  "store_record_versions": true,
+  "record_types": [
+    {
+      "name": "Order",
+      "primary_key": "field(id)"
+    }
+  ],
+  "indexes": [
+    {
+      "name": "Order$price",
+      "type": "value",
+      "record_types": [
+        "Order"
+      ],
+      "key": "field(price)",
+      "unique": false,
+      "state": "READABLE"
+    }
+  ]
+}
+)json");
+}
+
+TEST_F(RlStore, CreateWithMetadataOptions) {
+  EXPECT_EQ(
+      ok({"store", "create"}, {"--proto", file("orders.proto"), "--split-long-records", "false",
+                               "--store-record-versions", "false", "--index", "Order:customer",
+                               "--unique-index", "Order:customer,price", "--version", "7"}),
+      "Created the record store (\"shop\", \"orders\") in " + db_ +
+          ": format version 7, metadata version 7, record types Order, 3 indexes.\n");
+  EXPECT_EQ(ok({"store", "info"}),
+            "Record store (\"shop\", \"orders\") in " + db_ +
+                "\n"
+                "  format version  metadata version  split long records  store record versions\n"
+                "  7               7                 no                  no\n"
+                "\n"
+                "Record types:\n"
+                "  type   primary key\n"
+                "  Order  field(id)\n"
+                "\n"
+                "Indexes:\n"
+                "  index                 type   on     key                                    "
+                "unique  state\n"
+                "  Order$customer        value  Order  field(customer)                        "
+                "no      READABLE\n"
+                "  Order$customer-price  value  Order  concat(field(customer), field(price))  "
+                "yes     READABLE\n"
+                "  Order$price           value  Order  field(price)                           "
+                "no      READABLE\n");
+  // The unique index refuses a second record with its value; the one before stays.
+  write("dup.ndjson",
+        "{\"id\": 1, \"customer\": \"a\", \"price\": 5}\n"
+        "{\"id\": 2, \"customer\": \"a\", \"price\": 5}\n");
+  expectError({"load"}, {file("dup.ndjson")},
+              "line 2: unique index Order$customer-price: record (2,) has the value (\"a\", 5), "
+              "as record (1,) already does; the record before it is loaded");
+  EXPECT_EQ(scanAll(), "{\"id\":\"1\",\"price\":\"5\",\"customer\":\"a\"}\n");
+}
+
+TEST_F(RlStore, BadMetadataOptions) {
+  const std::string proto = file("orders.proto");
+  expectError({"store", "create"}, {"--proto", proto, "--index", "Order"},
+              "--index Order: an index is TYPE:FIELD[,FIELD...], e.g. Order:customer");
+  expectError({"store", "create"}, {"--proto", proto, "--index", "Order:nosuch"},
+              "index Order$nosuch on record type Order: message shop.Order has no field named "
+              "nosuch");
+  expectError({"store", "create"}, {"--proto", proto, "--unique-index", "Nope:id"},
+              "unknown record type Nope");
+  expectError({"store", "create"}, {"--proto", proto, "--version", "0"},
+              "--version 0: the metadata's version is at least 1 (one per index)");
+  expectError({"store", "info"}, {},
+              "no record store at (\"shop\", \"orders\") (no metadata at (\"rl-metadata\", "
+              "\"shop\", \"orders\")): rl store create makes one");
+}
+
+TEST_F(RlStore, OpenCreatesThenEvolvesTheMetadata) {
+  const std::string proto = file("orders.proto");
+  const std::string store = "(\"shop\", \"orders\") in " + db_;
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto}),
+            "Created the record store " + store + ": format version 7, metadata version 1.\n");
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto}),
+            "The record store " + store + " has this schema: metadata version 1.\n");
+  load("{\"id\": 1, \"customer\": \"cy\"}\n{\"id\": 2, \"customer\": \"ann\"}\n");
+  // A new index is built at once on a store this small.
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto, "--index", "Order:customer"}),
+            "Updated the record store " + store +
+                ": metadata version 1 -> 2.\nNew index Order$customer: READABLE\n");
+  EXPECT_EQ(ok({"index", "scan"}, {"Order$customer"}),
+            "{\"id\":\"2\",\"customer\":\"ann\"}\n{\"id\":\"1\",\"customer\":\"cy\"}\n");
+  expectError({"store", "open"}, {"--proto", proto},
+              "the store's metadata version 2 is above this schema's 1: an older schema cannot "
+              "replace it");
+  expectError({"store", "open"}, {"--proto", proto, "--version", "2"},
+              "the store's metadata version 2 is this schema's, but the metadata differs: a "
+              "changed schema needs a higher --version");
+  // Dropping the index takes a higher version.
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto, "--version", "3"}),
+            "Updated the record store " + store + ": metadata version 2 -> 3.\n");
+  const std::string info = ok({"store", "info"});
+  EXPECT_EQ(info.find("Order$customer"), std::string::npos) << info;
+  EXPECT_NE(info.find("  7               3  "), std::string::npos) << info;
+  expectError({"index", "scan"}, {"Order$customer"},
+              "no index Order$customer (the store's indexes: Order$price)");
+}
+
+TEST_F(RlStore, CreateTwiceFails) {
+  create();
+  expectError({"store", "create"}, {"--proto", file("orders.proto")},
+              "Record store already exists: tuple (\"shop\", \"orders\")");
+}
+
+TEST_F(RlStore, LoadThenGetAndScanInOtherProcesses) {
+  create();
+  EXPECT_EQ(load("{\"id\": 1, \"price\": 1250, \"customer\": \"ann\", \"tags\": [\"a\", \"b\"]}\n"
+                 "{\"id\": \"2\", \"price\": 399, \"customer\": \"bob\", \"payload\": \"aGk=\"}\n"
+                 "\n"
+                 "{\"id\": 3, \"price\": 99}\n"),
+            "Loaded 3 Order records into (\"shop\", \"orders\") in 1 transaction.\n");
+  EXPECT_EQ(ok({"get"}, {"(2,)"}),
+            "{\"id\":\"2\",\"price\":\"399\",\"customer\":\"bob\",\"payload\":\"aGk=\"}\n");
+  EXPECT_EQ(ok({"get"}, {"1"}),  // one element alone is a primary key too
+            "{\"id\":\"1\",\"price\":\"1250\",\"customer\":\"ann\",\"tags\":[\"a\",\"b\"]}\n");
+  expectError({"get"}, {"4"}, "no record with primary key (4,)");
+  const std::string all =
+      "{\"id\":\"1\",\"price\":\"1250\",\"customer\":\"ann\",\"tags\":[\"a\",\"b\"]}\n"
+      "{\"id\":\"2\",\"price\":\"399\",\"customer\":\"bob\",\"payload\":\"aGk=\"}\n"
+      "{\"id\":\"3\",\"price\":\"99\"}\n";
+  EXPECT_EQ(scanAll(), all);
+  EXPECT_EQ(ok({"scan"}, {"--reverse"}),
+            "{\"id\":\"3\",\"price\":\"99\"}\n"
+            "{\"id\":\"2\",\"price\":\"399\",\"customer\":\"bob\",\"payload\":\"aGk=\"}\n"
+            "{\"id\":\"1\",\"price\":\"1250\",\"customer\":\"ann\",\"tags\":[\"a\",\"b\"]}\n");
+  // Loading again updates in place (insert or update).
+  EXPECT_EQ(load("{\"id\": 3, \"price\": 100}\n"),
+            "Loaded 1 Order record into (\"shop\", \"orders\") in 1 transaction.\n");
+  EXPECT_EQ(ok({"get"}, {"3"}), "{\"id\":\"3\",\"price\":\"100\"}\n");
+}
+
+TEST_F(RlStore, DeleteRemovesTheRecordAndItsIndexEntry) {
+  create();
+  load(orders(1, 3));
+  // The price index's entries, (2, "Order$price", price, id), as raw keys.
+  auto indexKeys = [&] {
+    RunResult r = runRl(
+        {"kv", "--db", db_, "--tuple", "getrangekeys", R"(("shop", "orders", 2))", "--limit", "0"});
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    return r.out;
+  };
+  const std::string before = indexKeys();
+  EXPECT_NE(before.find(R"(("shop", "orders", 2, "Order$price", 20, 2))"), std::string::npos)
+      << before;
+  EXPECT_EQ(ok({"delete"}, {"2"}), "Deleted the record with primary key (2,).\n");
+  expectError({"get"}, {"2"}, "no record with primary key (2,)");
+  expectError({"delete"}, {"(2,)"}, "no record with primary key (2,)");
+  EXPECT_EQ(scanAll(), scanned(1, 1) + scanned(3, 3));
+  const std::string after = indexKeys();
+  EXPECT_EQ(after.find(R"(("shop", "orders", 2, "Order$price", 20, 2))"), std::string::npos)
+      << after;
+  EXPECT_NE(after.find(R"(("shop", "orders", 2, "Order$price", 30, 3))"), std::string::npos)
+      << after;
+}
+
+TEST_F(RlStore, LoadFromStandardInput) {
+  create();
+  RunResult r = runRl({"load", "--db", db_, "--path", kStore, "-"}, orders(1, 2));
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.out, "Loaded 2 Order records into (\"shop\", \"orders\") in 1 transaction.\n");
+  EXPECT_EQ(scanAll(), scanned(1, 2));
+}
+
+TEST_F(RlStore, LoadsInBatchesOf500) {
+  create();
+  EXPECT_EQ(load(orders(1, 1200)),
+            "Loaded 1,200 Order records into (\"shop\", \"orders\") in 3 transactions.\n");
+  EXPECT_EQ(scanAll(), scanned(1, 1200));  // a scan of more than one transaction's 1,000
+}
+
+TEST_F(RlStore, ScanWithLimitResumesExactly) {
+  create();
+  load(orders(1, 10));
+  for (const bool reverse : {false, true}) {
+    std::string rows;
+    std::vector<std::string> args = {"--limit", "3"};
+    if (reverse) args.emplace_back("--reverse");
+    int scans = 0;
+    while (true) {
+      RunResult r = rl({"scan"}, args);
+      ASSERT_EQ(r.exitCode, 0) << r.err;
+      ++scans;
+      rows += r.out;
+      if (r.err.empty()) break;
+      std::smatch match;
+      ASSERT_TRUE(std::regex_match(r.err, match, std::regex("continuation: ([0-9a-f]+)\n")))
+          << r.err;
+      EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3);
+      args = {"--limit", "3", "--continuation", match[1]};
+      if (reverse) args.emplace_back("--reverse");
+      ASSERT_LE(scans, 5);
+    }
+    std::string expected;
+    if (reverse) {
+      for (int id = 10; id >= 1; --id) expected += scanned(id, id);
+    } else {
+      expected = scanned(1, 10);
+    }
+    EXPECT_EQ(rows, expected) << (reverse ? "reverse" : "forward");
+    EXPECT_EQ(scans, 4);  // 3 + 3 + 3 + 1
+  }
+}
+
+// Orders 1..8 with prices out of id order, and one without a price.
+constexpr char kPricedOrders[] =
+    "{\"id\": 1, \"price\": 500}\n{\"id\": 2, \"price\": 100}\n{\"id\": 3, \"price\": 300}\n"
+    "{\"id\": 4, \"price\": 100}\n{\"id\": 5, \"price\": 800}\n{\"id\": 6}\n"
+    "{\"id\": 7, \"price\": 200}\n{\"id\": 8, \"price\": 300}\n";
+
+// rl scan's line for order `id` of kPricedOrders.
+std::string pricedLine(int id) {
+  static const int kPrices[] = {0, 500, 100, 300, 100, 800, 0, 200, 300};
+  if (id == 6) return "{\"id\":\"6\"}\n";
+  return "{\"id\":\"" + std::to_string(id) + "\",\"price\":\"" + std::to_string(kPrices[id]) +
+         "\"}\n";
+}
+
+std::string pricedLines(const std::vector<int>& ids) {
+  std::string lines;
+  for (const int id : ids) lines += pricedLine(id);
+  return lines;
+}
+
+TEST_F(RlStore, IndexScanInIndexOrderByEveryFetchMethod) {
+  create();
+  load(kPricedOrders);
+  // By (price, id); no price (null) first.
+  const std::string byPrice = pricedLines({6, 2, 4, 7, 3, 8, 1, 5});
+  for (const char* fetch : {"scan", "remote", "fallback"}) {
+    EXPECT_EQ(ok({"index", "scan"}, {"Order$price", "--fetch", fetch}), byPrice) << fetch;
+    // [100, 300): prices 100 and 200.
+    EXPECT_EQ(
+        ok({"index", "scan"}, {"Order$price", "--fetch", fetch, "--from", "100", "--to", "(300,)"}),
+        pricedLines({2, 4, 7}))
+        << fetch;
+    EXPECT_EQ(ok({"index", "scan"}, {"Order$price", "--fetch", fetch, "--reverse"}),
+              pricedLines({5, 1, 8, 3, 7, 4, 2, 6}))
+        << fetch;
+  }
+  EXPECT_EQ(ok({"index", "scan"}, {"Order$price"}), byPrice);  // scan is the default
+}
+
+TEST_F(RlStore, IndexScanResumesAcrossFetchMethods) {
+  create();
+  load(kPricedOrders);
+  // A scan stopped under one method resumes under another (the continuations are the same).
+  const std::vector<std::string> methods = {"scan", "remote", "fallback", "scan"};
+  std::string rows;
+  std::vector<std::string> args = {"Order$price", "--limit", "3"};
+  for (size_t i = 0;; ++i) {
+    ASSERT_LT(i, methods.size());
+    std::vector<std::string> withFetch = args;
+    withFetch.insert(withFetch.end(), {"--fetch", methods[i]});
+    RunResult r = rl({"index", "scan"}, withFetch);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    rows += r.out;
+    if (r.err.empty()) break;
+    std::smatch match;
+    ASSERT_TRUE(std::regex_match(r.err, match, std::regex("continuation: ([0-9a-f]+)\n"))) << r.err;
+    args = {"Order$price", "--limit", "3", "--continuation", match[1]};
+  }
+  EXPECT_EQ(rows, pricedLines({6, 2, 4, 7, 3, 8, 1, 5}));
+}
+
+TEST_F(RlStore, BadIndexScanArguments) {
+  create();
+  expectError({"index", "scan"}, {"Order$nope"},
+              "no index Order$nope (the store's indexes: Order$price)");
+  expectError({"index", "scan"}, {"Order$price", "--fetch", "x"},
+              "--fetch x: the methods are scan, remote and fallback");
+}
+
+TEST_F(RlStore, BadScanArguments) {
+  create();
+  expectError({"scan"}, {"--continuation", "abc"},
+              "--continuation: 'abc' is not an even number of hex digits");
+  expectError({"scan"}, {"--limit", "-1"}, "--limit -1: a limit is 0 (every record) or more");
+}
+
+TEST_F(RlStore, MissingOrMalformedProto) {
+  expectError({"store", "create"}, {"--proto", file("nosuch.proto")},
+              "cannot load schema " + file("nosuch.proto") + ": no such file");
+  write("bad.proto", "syntax = \"proto2\";\nmessage A { optional int64 id = 1 }\n");
+  expectError({"store", "create"}, {"--proto", file("bad.proto")},
+              "cannot load schema bad.proto: bad.proto:2:35: Expected \";\".");
+  // Neither created anything.
+  expectError({"store", "info"}, {},
+              "no record store at (\"shop\", \"orders\") (no metadata at (\"rl-metadata\", "
+              "\"shop\", \"orders\")): rl store create makes one");
+}
+
+TEST_F(RlStore, MalformedJsonLineKeepsTheLinesBefore) {
+  create();
+  load(orders(1, 2));
+  // Lines 1 and 2 are saved (in the batch the bad line interrupts), none after line 3.
+  write("bad.ndjson", orders(3, 4) + "{\"id\": 5,\n" + orders(6, 6));
+  expectError({"load"}, {file("bad.ndjson")},
+              "line 3: not a valid Order: Unexpected end of string. Expected an object key or "
+              "}.; the 2 records before it are loaded");
+  EXPECT_EQ(scanAll(), scanned(1, 4));
+}
+
+TEST_F(RlStore, LoadResumesFromTheLineItStoppedAt) {
+  create();
+  write("bad.ndjson", orders(1, 2) + "{\"id\": 3, \"colour\": \"red\"}\n" + orders(4, 5));
+  expectError({"load"}, {file("bad.ndjson")},
+              "line 3: not a valid Order: colour: Cannot find field.; the 2 records before it are "
+              "loaded");
+  // Skipping the bad line; line numbers stay the file's.
+  EXPECT_EQ(ok({"load"}, {"--from-line", "4", file("bad.ndjson")}),
+            "Loaded 2 Order records into (\"shop\", \"orders\") in 1 transaction.\n");
+  EXPECT_EQ(scanAll(), scanned(1, 2) + scanned(4, 5));
+  expectError({"load"}, {"--from-line", "2", file("bad.ndjson")},
+              "line 3: not a valid Order: colour: Cannot find field.; the record before it is "
+              "loaded");
+  expectError({"load"}, {"--from-line", "0", file("bad.ndjson")},
+              "--from-line 0: lines are counted from 1");
+}
+
+TEST_F(RlStore, LoadsAJsonArray) {
+  create();
+  // 2^53 + 1: a 64-bit integer survives the array's parser exactly.
+  write("orders.json",
+        "\n  [{\"id\": 1, \"price\": 9007199254740993}, {\"id\": 2},\n"
+        "   {\"id\": 3, \"colour\": 1}, {\"id\": 4}]\n");
+  expectError({"load"}, {file("orders.json")},
+              "element 3: not a valid Order: colour: Cannot find field.; the 2 records before it "
+              "are loaded");
+  EXPECT_EQ(ok({"load"}, {"--from-line", "4", file("orders.json")}),
+            "Loaded 1 Order record into (\"shop\", \"orders\") in 1 transaction.\n");
+  EXPECT_EQ(scanAll(),
+            "{\"id\":\"1\",\"price\":\"9007199254740993\"}\n{\"id\":\"2\"}\n"
+            "{\"id\":\"4\"}\n");
+  // Malformed JSON saves nothing: the array is parsed whole first.
+  write("bad.json", "[{\"id\": 5},\n {\"id\": 6]\n");
+  expectError({"load"}, {file("bad.json")},
+              "not valid JSON: [json.exception.parse_error.101] parse error at line 2, column 10: "
+              "syntax error while parsing object - unexpected ']'; expected '}'");
+  expectError({"get"}, {"5"}, "no record with primary key (5,)");
+}
+
+TEST_F(RlStore, FailureAfterFullBatchesKeepsEveryLineBefore) {
+  create();
+  // Two full batches (1..1000) committed, then 1001..1099 of the third, then line 1100 fails.
+  write("bad.ndjson", orders(1, 1099) + "{\"id\": 1100, \"price\": \"x\"}\n" + orders(1101, 1102));
+  expectError({"load"}, {file("bad.ndjson")},
+              "line 1100: not a valid Order: (price): invalid value \"x\" for type TYPE_INT64; "
+              "the 1,099 records before it are loaded");
+  EXPECT_EQ(scanAll(), scanned(1, 1099));
+}
+
+TEST_F(RlStore, UnknownFieldKeepsTheLinesBefore) {
+  create();
+  write("bad.ndjson", orders(1, 1) + "{\"id\": 2, \"colour\": \"red\"}\n");
+  expectError({"load"}, {file("bad.ndjson")},
+              "line 2: not a valid Order: colour: Cannot find field.; the record before it is "
+              "loaded");
+  EXPECT_EQ(scanAll(), scanned(1, 1));
+}
+
+TEST_F(RlStore, RecordTypeNotInTheSchema) {
+  create();
+  load(orders(1, 1));
+  expectError({"load"}, {"--type", "Customer", write("more.ndjson", orders(2, 2))},
+              "--type Customer: the store has no such record type (its record types: Order)");
+  EXPECT_EQ(scanAll(), scanned(1, 1));
+}
+
+TEST_F(RlStore, OversizedRecordInAnUnsplitStore) {
+  std::string proto = kOrdersProto;
+  proto.replace(proto.find("split_long_records = true"), 25, "split_long_records = false");
+  write("orders.proto", proto);
+  create();
+  // 120,000 bytes of payload (160,000 in base64): over the 100,000 of an unsplit record.
+  const std::string big = "{\"id\": 3, \"payload\": \"" + std::string(160'000, 'A') + "\"}\n";
+  write("big.ndjson", orders(1, 2) + big + orders(4, 4));
+  RunResult r = rl({"load"}, {file("big.ndjson")});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(r.err.starts_with("rl: error: line 3: ")) << r.err;
+  EXPECT_TRUE(r.err.ends_with("; the 2 records before it are loaded\n")) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(scanAll(), scanned(1, 2));
+}
+
+TEST_F(RlStore, NoStoreAtThePath) {
+  expectError({"scan"}, {},
+              "no record store at (\"elsewhere\",) (no metadata at (\"rl-metadata\", "
+              "\"elsewhere\")): rl store create makes one",
+              R"(("elsewhere",))");
+  expectError({"get"}, {"1"}, "--path: a store's tuple has at least one element", "()");
+}
+
+}  // namespace
+}  // namespace rl::test
