@@ -86,6 +86,14 @@ TEST_F(RecordStoreIndexTest, UniqueIndexRefusesASecondRecordWithTheValue) {
       EXPECT_EQ(e.indexName, "Order$email");
       EXPECT_EQ(e.primaryKey, fdb::Tuple{2});
       EXPECT_EQ(e.existingPrimaryKey, fdb::Tuple{1});
+      // The message names both records (the existing one last).
+      const std::string message = e.what();
+      const std::string existing =
+          "already indexed for primary key " + fdb::printable(fdb::Tuple{1}.pack());
+      EXPECT_TRUE(message.ends_with(existing)) << message;
+      EXPECT_NE(message.find("of primary key " + fdb::printable(fdb::Tuple{2}.pack())),
+                std::string::npos)
+          << message;
     }
   });
   // Moving the value from one record to another within a transaction is fine.

@@ -70,12 +70,14 @@ void checkUniqueness(RecordStore::State& state, const StoreIndex& storeIndex,
       addUniquenessViolation(state, index, valueKey, primaryKey, existingKey);
       addUniquenessViolation(state, index, valueKey, existingKey, primaryKey);
     } else {
-      throw RecordIndexUniquenessViolation(
-          fmt::format("Duplicate entry for unique index {}: value {} of primary key {} is "
-                      "already indexed for primary key {}",
-                      index.name(), fdb::printable(valueKey.pack()),
-                      fdb::printable(primaryKey.pack()), fdb::printable(existingKey.pack())),
-          index.name(), valueKey, primaryKey, std::move(existingKey));
+      // The message first: the key is moved into the exception below.
+      std::string message = fmt::format(
+          "Duplicate entry for unique index {}: value {} of primary key {} is "
+          "already indexed for primary key {}",
+          index.name(), fdb::printable(valueKey.pack()), fdb::printable(primaryKey.pack()),
+          fdb::printable(existingKey.pack()));
+      throw RecordIndexUniquenessViolation(std::move(message), index.name(), valueKey, primaryKey,
+                                           std::move(existingKey));
     }
   }
 }
