@@ -23,6 +23,9 @@ void addLoadCommand(CLI::App& app);
 // `rl get`, `rl delete` and `rl scan`: a record store's records, as JSON.
 void addRecordCommands(CLI::App& app);
 
+// `rl check`: the Record Layer's consistency check of a record store (rl::StoreChecker).
+void addCheckCommand(CLI::App& app);
+
 // --db and --path, the options every record-store command takes (store.h).
 struct StoreArguments;
 void addStoreArguments(CLI::App* command, StoreArguments& args);

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   rl::cli::addStoreCommand(app);
   rl::cli::addLoadCommand(app);
   rl::cli::addRecordCommands(app);
+  rl::cli::addCheckCommand(app);
   rl::cli::addKvCommand(app);
   rl::cli::addTupleCommand(app);
 

@@ -1,5 +1,5 @@
-// `rl store`, `rl load`, `rl get` and `rl scan`, run as a user would run them: every command a
-// separate process on one durable file: store in a temporary directory, so each test also
+// `rl store`, `rl load`, `rl get`, `rl scan` and `rl check`, run as a user would run them: every
+// command a separate process on one durable file: store in a temporary directory, so each test also
 // shows that the metadata one process keeps in the metadata store is what the next one opens.
 #include <unistd.h>
 
@@ -303,6 +303,62 @@ TEST_F(RlStore, DeleteRemovesTheRecordAndItsIndexEntry) {
       << after;
   EXPECT_NE(after.find(R"(("shop", "orders", 2, "Order$price", 30, 3))"), std::string::npos)
       << after;
+}
+
+TEST_F(RlStore, CheckFindsAClearedIndexEntryAndRecord) {
+  create();
+  load(orders(1, 3));
+  // `rl kv --tuple clear KEY`: damage the store under the record layer's back.
+  auto clear = [&](const std::string& key) {
+    RunResult r = runRl({"kv", "--db", db_, "--tuple", "clear", key});
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+  };
+  const std::string checked =
+      "Checked the record store (\"shop\", \"orders\") in " + db_ + " in 1 transaction: ";
+  // Each record is two keys: (1, id, 0) and its version at (1, id, -1).
+  EXPECT_EQ(ok({"check"}), checked +
+                               "3 records (6 keys), 3 index entries expected, 3 scanned.\n"
+                               "Indexes checked: Order$price.\n"
+                               "No problems.\n");
+
+  clear(R"(("shop", "orders", 2, "Order$price", 20, 2))");
+  RunResult r = rl({"check"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out, checked +
+                       "3 records (6 keys), 3 index entries expected, 2 scanned.\n"
+                       "Indexes checked: Order$price.\n"
+                       "1 problem:\n"
+                       "  missing_index_entry at (\"shop\", \"orders\", 2, \"Order$price\", 20, "
+                       "2): index Order$price lacks the entry of its record\n");
+
+  clear(R"(("shop", "orders", 1, 3, 0))");
+  clear(R"(("shop", "orders", 1, 3, -1))");
+  r = rl({"check"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.out, checked +
+                       "2 records (4 keys), 2 index entries expected, 2 scanned.\n"
+                       "Indexes checked: Order$price.\n"
+                       "2 problems:\n"
+                       "  missing_index_entry at (\"shop\", \"orders\", 2, \"Order$price\", 20, "
+                       "2): index Order$price lacks the entry of its record\n"
+                       "  dangling_index_entry at (\"shop\", \"orders\", 2, \"Order$price\", 30, "
+                       "3): index Order$price has an entry for primary key \\x15\\x03, which has "
+                       "no record\n");
+
+  r = rl({"check"}, {"--json"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("\"ok\": false,\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"records\": 2,\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"kind\": \"dangling_index_entry\",\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(R"x("tuple": "(\"shop\", \"orders\", 2, \"Order$price\", 30, 3)",)x"),
+            std::string::npos)
+      << r.out;
+
+  expectError({"check"}, {},
+              "no record store at (\"nope\",) (no metadata at (\"rl-metadata\", \"nope\")): rl "
+              "store create makes one",
+              R"(("nope",))");
 }
 
 TEST_F(RlStore, LoadFromStandardInput) {
