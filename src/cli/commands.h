@@ -26,6 +26,9 @@ void addRecordCommands(CLI::App& app);
 // `rl check`: the Record Layer's consistency check of a record store (rl::StoreChecker).
 void addCheckCommand(CLI::App& app);
 
+// `rl keys`: every raw key under a record store, annotated with the layout.
+void addKeysCommand(CLI::App& app);
+
 // --db and --path, the options every record-store command takes (store.h).
 struct StoreArguments;
 void addStoreArguments(CLI::App* command, StoreArguments& args);

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   rl::cli::addLoadCommand(app);
   rl::cli::addRecordCommands(app);
   rl::cli::addCheckCommand(app);
+  rl::cli::addKeysCommand(app);
   rl::cli::addKvCommand(app);
   rl::cli::addTupleCommand(app);
 

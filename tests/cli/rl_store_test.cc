@@ -1,6 +1,7 @@
-// `rl store`, `rl load`, `rl get`, `rl scan` and `rl check`, run as a user would run them: every
-// command a separate process on one durable file: store in a temporary directory, so each test also
-// shows that the metadata one process keeps in the metadata store is what the next one opens.
+// `rl store`, `rl load`, `rl get`, `rl scan`, `rl check` and `rl keys`, run as a user would run
+// them: every command a separate process on one durable file: store in a temporary directory, so
+// each test also shows that the metadata one process keeps in the metadata store is what the next
+// one opens.
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -359,6 +360,21 @@ TEST_F(RlStore, CheckFindsAClearedIndexEntryAndRecord) {
               "no record store at (\"nope\",) (no metadata at (\"rl-metadata\", \"nope\")): rl "
               "store create makes one",
               R"(("nope",))");
+}
+
+TEST_F(RlStore, KeysAnnotatesTheLayout) {
+  create();
+  load(orders(1, 2));
+  EXPECT_EQ(ok({"keys"}),
+            "(0,)  header\n"
+            "(1, 1, -1)  record (1,): version\n"
+            "(1, 1, 0)  record (1,)\n"
+            "(1, 2, -1)  record (2,): version\n"
+            "(1, 2, 0)  record (2,)\n"
+            "(2, \"Order$price\", 10, 1)  index Order$price entry\n"
+            "(2, \"Order$price\", 20, 2)  index Order$price entry\n");
+  EXPECT_EQ(ok({"keys"}, {"--limit", "2"}), "(0,)  header\n(1, 1, -1)  record (1,): version\n");
+  expectError({"keys"}, {"--limit", "-1"}, "--limit -1: a limit is 0 (every key) or more");
 }
 
 TEST_F(RlStore, LoadFromStandardInput) {
