@@ -16,6 +16,8 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -39,32 +41,56 @@ struct Done {};  // the value of a completed Future<void>
 template <typename T>
 using StoredType = std::conditional_t<std::is_void_v<T>, Done, T>;
 
+// This thread's list of blocks of one size, kept for reuse (BlockCache). Trivially
+// destructible and zero-initialized, so a thread reaches it with one TLS access and no
+// initialization guard; the thread's exit drains it (registerThreadBlockList).
+struct ThreadBlockList {
+  struct Node {
+    Node* next;
+    size_t depth;  // blocks in the list from this one on
+  };
+  Node* head = nullptr;
+  // The next list this thread registered (end() for the last); null until registered,
+  // closed() once this thread's lists were drained.
+  ThreadBlockList* nextRegistered = nullptr;
+
+  static ThreadBlockList* end() { return reinterpret_cast<ThreadBlockList*>(uintptr_t{1}); }
+  static ThreadBlockList* closed() { return reinterpret_cast<ThreadBlockList*>(uintptr_t{2}); }
+};
+
+// Puts `list` on the lists this thread drains at its exit, or marks it closed() when that
+// already happened (a block freed during the thread's exit then goes back to the heap).
+// REQUIRES: list->nextRegistered == nullptr; `list` is this thread's.
+void registerThreadBlockList(ThreadBlockList* list);
+
 // Blocks of `Size` bytes kept for reuse by the thread that freed them (up to kKept): the
 // shared states of futures, which are made and dropped with every read, most of them on
 // one thread, cost no allocation once a few have been freed.
+//
+// The per-thread state is 16 bytes with no guard: libfdb_c.so keeps all its thread-locals
+// small enough for glibc's static TLS reserve for dlopen (512 bytes), where reaching them
+// costs a couple of instructions instead of a call into the dynamic TLS resolver.
 template <size_t Size>
 class BlockCache {
  public:
   static constexpr size_t kKept = 64;
 
   static void* allocate() {
-    if (!gone_) {
-      BlockCache& cache = instance();
-      if (cache.head_ != nullptr) {
-        Node* node = cache.head_;
-        cache.head_ = node->next;
-        --cache.count_;
-        return node;
-      }
+    ThreadBlockList& list = list_;
+    if (ThreadBlockList::Node* node = list.head) {
+      list.head = node->next;
+      return node;
     }
     return ::operator new(Size);
   }
   static void deallocate(void* block) {
-    if (!gone_) {
-      BlockCache& cache = instance();
-      if (cache.count_ < kKept) {
-        cache.head_ = new (block) Node{cache.head_};
-        ++cache.count_;
+    ThreadBlockList& list = list_;
+    ThreadBlockList::Node* head = list.head;
+    size_t depth = head != nullptr ? head->depth : 0;
+    if (depth < kKept) {
+      if (list.nextRegistered == nullptr) registerThreadBlockList(&list);
+      if (list.nextRegistered != ThreadBlockList::closed()) {
+        list.head = new (block) ThreadBlockList::Node{head, depth + 1};
         return;
       }
     }
@@ -72,24 +98,8 @@ class BlockCache {
   }
 
  private:
-  struct Node {
-    Node* next;
-  };
-  static_assert(Size >= sizeof(Node));
-
-  static BlockCache& instance() {
-    thread_local BlockCache cache;
-    return cache;
-  }
-  ~BlockCache() {
-    gone_ = true;  // blocks freed later in this thread's exit go back to the heap
-    while (head_ != nullptr) ::operator delete(std::exchange(head_, head_->next));
-  }
-
-  // Set once this thread's cache is destroyed (a trivial thread_local outlives it).
-  static inline thread_local bool gone_ = false;
-  Node* head_ = nullptr;
-  size_t count_ = 0;
+  static_assert(Size >= sizeof(ThreadBlockList::Node));
+  static inline thread_local constinit ThreadBlockList list_{};
 };
 
 // The allocator of objects made and dropped by the thousand, one after another (future

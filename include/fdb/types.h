@@ -284,6 +284,11 @@ class MappedRangeRowsBuilder {
   std::vector<RangeRow> rangeRows_;
 };
 
+// This thread's builders, emptied, for a backend's reads to collect their rows in: kept
+// between reads, so a read allocates only its result's block.
+RangeRowsBuilder& threadRangeRowsBuilder();
+MappedRangeRowsBuilder& threadMappedRangeRowsBuilder();
+
 // FDBStreamingMode: how many bytes a range read returns per batch when no explicit limit
 // says otherwise. Results of a full iteration are the same in every mode.
 enum class StreamingMode : int {

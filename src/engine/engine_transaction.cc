@@ -18,6 +18,24 @@ namespace {
 constexpr double kInitialBackoffSeconds = 0.01;
 constexpr double kProxyMemoryMaxBackoffSeconds = 30.0;
 
+// A uniform double in [0, 1) from this thread's generator (splitmix64), seeded from
+// std::random_device on the thread's first use. Eight bytes of trivial thread-local state,
+// unlike a std::mt19937_64 (2.5 kB), which would push libfdb_c.so's thread-locals past
+// glibc's static TLS reserve for dlopen (fdb/future.h).
+double threadUniformRandom() {
+  thread_local uint64_t state = 0;
+  if (state == 0) {
+    std::random_device device;
+    state = (uint64_t{device()} << 32) | device() | 1;
+  }
+  state += 0x9e3779b97f4a7c15;
+  uint64_t z = state;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53;
+}
+
 // The offset a versionstamped operand names, if it is valid: its last four bytes
 // (little-endian) must point at ten bytes inside what precedes them (spec §2.7).
 std::optional<size_t> versionstampOffset(std::string_view operand) {
@@ -280,9 +298,7 @@ Future<void> EngineTransaction::onError(const Error& error) {
     case 1213:    // tag_throttled
     case 1079:    // blob_granule_request_failed
     case 1223: {  // proxy_tag_throttled
-      // One generator per thread: seeding one per transaction would cost more than a read.
-      thread_local std::mt19937_64 random(std::random_device{}());
-      delaySeconds = backoffSeconds_ * std::uniform_real_distribution<double>(0, 1)(random);
+      delaySeconds = backoffSeconds_ * threadUniformRandom();
       double cap =
           (code == 1042 || code == 1078) ? kProxyMemoryMaxBackoffSeconds : maxRetryDelaySeconds;
       backoffSeconds_ = std::min(backoffSeconds_ * 2, cap);

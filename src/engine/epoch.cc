@@ -6,8 +6,10 @@ namespace {
 // Each thread keeps to one stripe, handed out round-robin as threads first read.
 size_t threadStripe(size_t stripes) {
   static std::atomic<size_t> next{0};
-  thread_local const size_t stripe = next.fetch_add(1, std::memory_order_relaxed);
-  return stripe % stripes;
+  // Zero until the thread's first read (a trivial thread-local: no initialization guard).
+  thread_local size_t stripePlusOne = 0;
+  if (stripePlusOne == 0) stripePlusOne = next.fetch_add(1, std::memory_order_relaxed) + 1;
+  return (stripePlusOne - 1) % stripes;
 }
 
 }  // namespace

@@ -34,19 +34,6 @@ const std::string_view* lastRowKey(const Rows& rows) {
   return rows.empty() ? nullptr : &rows.back().key;
 }
 
-// Where this thread's range reads collect their rows before one block is made of them:
-// kept between reads, so that a read allocates only its result's block.
-RangeRowsBuilder& rangeRowsScratch() {
-  thread_local RangeRowsBuilder builder;
-  builder.clear();
-  return builder;
-}
-MappedRangeRowsBuilder& mappedRangeRowsScratch() {
-  thread_local MappedRangeRowsBuilder builder;
-  builder.clear();
-  return builder;
-}
-
 }  // namespace
 
 int64_t internal::modeByteLimit(StreamingMode mode, int iteration) {
@@ -370,7 +357,7 @@ Future<RangeResult> EngineTransaction::getRange(KeySelectorRef begin, KeySelecto
       const std::string_view resolvedBegin = range.begin;
       const std::string_view resolvedEnd = range.end;
       int64_t bytes = 0;
-      RangeRowsBuilder& rows = rangeRowsScratch();
+      RangeRowsBuilder& rows = threadRangeRowsBuilder();
       auto take = [&](std::string_view key, std::string_view value) {
         bytes += static_cast<int64_t>(key.size() + value.size() + 8);
         rows.append(key, value);
@@ -488,7 +475,7 @@ Future<MappedRangeResult> EngineTransaction::getMappedRange(KeySelectorRef begin
             return true;
           });
       // Map the entries in batches of ten until a batch exhausts the byte budget.
-      MappedRangeRowsBuilder& entries = mappedRangeRowsScratch();
+      MappedRangeRowsBuilder& entries = threadMappedRangeRowsBuilder();
       int64_t mappedBytes = 0;
       Bytes rangeBegin;
       Bytes rangeEnd;

@@ -1,6 +1,7 @@
 // The one-block storage of range results (ResultRows) and its builders.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -233,6 +234,22 @@ MappedRangeRows MappedRangeRowsBuilder::build() {
   }
   clear();
   return built;
+}
+
+// Held through a pointer: a thread-local of the builder's own size would make
+// libfdb_c.so's thread-locals too big for glibc's static TLS reserve (fdb/future.h).
+RangeRowsBuilder& threadRangeRowsBuilder() {
+  thread_local std::unique_ptr<RangeRowsBuilder> builder;
+  if (builder == nullptr) builder = std::make_unique<RangeRowsBuilder>();
+  builder->clear();
+  return *builder;
+}
+
+MappedRangeRowsBuilder& threadMappedRangeRowsBuilder() {
+  thread_local std::unique_ptr<MappedRangeRowsBuilder> builder;
+  if (builder == nullptr) builder = std::make_unique<MappedRangeRowsBuilder>();
+  builder->clear();
+  return *builder;
 }
 
 }  // namespace fdb

@@ -65,16 +65,16 @@ struct EmptyReader {
   static void read(const CApi&, FDBFuture*) {}
 };
 
-// Rows are copied out of the C array into one block (RangeRowsBuilder); the builder of the
-// thread that reads (the caller's, or the network thread) keeps its buffers between reads.
+// Rows are copied out of the C array into one block: the builder of the thread that reads
+// (the caller's, or the network thread; threadRangeRowsBuilder) keeps its buffers between
+// reads.
 struct RangeReader {
   static RangeResult read(const CApi& api, FDBFuture* f) {
     const FDBKeyValue* rows = nullptr;
     int count = 0;
     fdb_bool_t more = 0;
     checkGet(api.fdb_future_get_keyvalue_array(f, &rows, &count, &more));
-    thread_local RangeRowsBuilder builder;
-    builder.clear();
+    RangeRowsBuilder& builder = threadRangeRowsBuilder();
     for (int i = 0; i < count; ++i) {
       builder.append(viewOf(rows[i].key, rows[i].key_length),
                      viewOf(rows[i].value, rows[i].value_length));
@@ -92,8 +92,7 @@ struct MappedRangeReader {
     int count = 0;
     fdb_bool_t more = 0;
     checkGet(api.fdb_future_get_mappedkeyvalue_array(f, &entries, &count, &more));
-    thread_local MappedRangeRowsBuilder builder;
-    builder.clear();
+    MappedRangeRowsBuilder& builder = threadMappedRangeRowsBuilder();
     for (int i = 0; i < count; ++i) {
       const FDBMappedKeyValue& entry = entries[i];
       builder.addEntry(viewOf(entry.key.key, entry.key.key_length),
