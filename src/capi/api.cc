@@ -123,9 +123,10 @@ RL_C_EXPORT fdb_error_t fdb_future_get_key(FDBFuture* f, const uint8_t** out_key
 RL_C_EXPORT fdb_error_t fdb_future_get_value(FDBFuture* f, fdb_bool_t* out_present,
                                              const uint8_t** out_value, int* out_value_length) {
   return f->get<ValueResult>([&](const ValueResult& result) {
-    *out_present = result.present;
-    *out_value = reinterpret_cast<const uint8_t*>(result.value.data());
-    *out_value_length = static_cast<int>(result.value.size());
+    static constexpr char kAbsent[] = "";
+    *out_present = result.value.has_value();
+    *out_value = reinterpret_cast<const uint8_t*>(result.value ? result.value->data() : kAbsent);
+    *out_value_length = result.value ? static_cast<int>(result.value->size()) : 0;
   });
 }
 

@@ -142,7 +142,11 @@ RL_C_EXPORT double fdb_database_get_main_thread_busyness(FDBDatabase*) { return 
 RL_C_EXPORT FDBFuture* fdb_database_get_server_protocol(FDBDatabase*, uint64_t expected) {
   // With `expected` set, the future waits for the protocol to differ from it; in-process it
   // never changes, so such a future stays pending until cancelled or destroyed.
-  if (expected == kProtocolVersion) return new FDB_future();
+  if (expected == kProtocolVersion) {
+    auto* never = new FDB_future();
+    never->makePending();
+    return never;
+  }
   return readyFuture(kProtocolVersion);
 }
 

@@ -45,11 +45,11 @@ void FDB_transaction::releaseInlineFuture() {
 bool FDB_future::settle(fdb_error_t error, Result* result,
                         std::vector<std::pair<FDBCallback, void*>>* callbacks) {
   {
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(pending_->mutex);
     if (ready_.load(std::memory_order_relaxed)) return false;
     error_ = error;
     if (result != nullptr) result_ = std::move(*result);
-    callbacks->swap(callbacks_);
+    callbacks->swap(pending_->callbacks);
     ready_.store(true, std::memory_order_release);
   }
   // Waiters cannot free the future meanwhile: a pending completion holds a reference.
@@ -86,10 +86,10 @@ fdb_error_t FDB_future::blockUntilReady() {
 }
 
 fdb_error_t FDB_future::setCallback(FDBCallback callback, void* parameter) {
-  if (!ready_.load(std::memory_order_acquire)) {
-    std::lock_guard lock(mutex_);
+  if (!ready_.load(std::memory_order_acquire)) {  // so it is pending (born-ready ones are not)
+    std::lock_guard lock(pending_->mutex);
     if (!ready_.load(std::memory_order_relaxed)) {
-      callbacks_.emplace_back(callback, parameter);
+      pending_->callbacks.emplace_back(callback, parameter);
       return 0;
     }
   }
@@ -106,20 +106,19 @@ void FDB_future::cancel() {
   if (ready_.load(std::memory_order_acquire)) return;
   std::function<void()> canceller;
   {
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(pending_->mutex);
     if (ready_.load(std::memory_order_relaxed)) return;
-    canceller = canceller_;
+    canceller = pending_->canceller;
   }
   fail(1101);  // operation_cancelled; callbacks already registered fire with it
   if (canceller) canceller();
 }
 
 void FDB_future::releaseMemory() {
-  std::lock_guard lock(mutex_);
-  ++releases_;
-  // The memory of every get so far may go once each was released.
-  if (ready_.load(std::memory_order_relaxed) &&
-      releases_ >= gets_.load(std::memory_order_relaxed)) {
+  int releases = releases_.fetch_add(1, std::memory_order_relaxed) + 1;
+  // The memory of every get so far may go once each was released. (Releases racing gets or
+  // each other are the caller's error, as in FoundationDB.)
+  if (ready_.load(std::memory_order_acquire) && releases >= gets_.load(std::memory_order_relaxed)) {
     released_.store(true, std::memory_order_relaxed);
     result_ = Result{};
   }

@@ -33,8 +33,7 @@ namespace fdb::capi {
 
 // The C shapes of results.
 struct ValueResult {
-  bool present = false;
-  Bytes value;
+  std::optional<Bytes> value;  // nullopt: not present
 };
 struct KeyResult {
   Bytes key;
@@ -69,14 +68,20 @@ struct FDB_future {
  public:
   using Result = fdb::capi::Result;
 
-  // A future that completes later through complete()/fail(); the caller holds the handle.
-  // (User-provided so that `new FDB_future()` initializes the members only, instead of
-  // zero-filling the whole object first: that fill cost more than the rest of a born-ready
-  // future's setup.)
+  // A future filled before it is handed out (completeUnshared/failUnshared), or, once
+  // makePending() was called, one that completes later through complete()/fail(); the
+  // caller holds the handle. (User-provided so that `new FDB_future()` initializes the
+  // members only, instead of zero-filling the whole object first.)
   FDB_future() {}
   // The same, in the inline cell of `owner` (handles.h), which gets the cell back when the
   // last owner of this future lets go.
   explicit FDB_future(FDB_transaction* owner) : inlineOwner_(owner) {}
+
+  // Gives the future what one completed later needs (a lock, registered callbacks, a
+  // canceller). Born-ready futures, most of them, go without: they are ready before anyone
+  // else can see them, so nothing waits, registers or cancels under a lock.
+  // REQUIRES: called before the future is handed out.
+  void makePending() { pending_ = std::make_unique<Pending>(); }
 
   // One more owner (the handle, or a pending completion).
   void ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
@@ -84,6 +89,7 @@ struct FDB_future {
   void unref();
 
   // Fills the cell (first call wins), wakes waiters and runs the callbacks on this thread.
+  // REQUIRES: makePending() was called.
   void complete(Result result);
   void fail(fdb_error_t error);
   // The same for a cell nobody else can see yet (born ready): no lock, nobody to call.
@@ -94,6 +100,17 @@ struct FDB_future {
       result_ = std::forward<Value>(value);
     } else {
       result_.template emplace<std::decay_t<Value>>(std::forward<Value>(value));
+    }
+    ready_.store(true, std::memory_order_release);
+  }
+  // The same with the result `make()` returns, built directly in the cell (no moves).
+  template <typename Make>
+  void completeUnsharedWith(Make&& make) {
+    using Value = std::invoke_result_t<Make&>;
+    if constexpr (std::is_same_v<Value, Result>) {
+      result_ = make();
+    } else {
+      result_.template emplace<Value>(Deferred<Make&>{make});
     }
     ready_.store(true, std::memory_order_release);
   }
@@ -132,27 +149,40 @@ struct FDB_future {
   }
 
   // What cancels the underlying operation (set before the future is handed out).
-  void setCanceller(std::function<void()> canceller) { canceller_ = std::move(canceller); }
+  // REQUIRES: makePending() was called.
+  void setCanceller(std::function<void()> canceller) { pending_->canceller = std::move(canceller); }
 
  private:
   ~FDB_future() = default;
+
+  // What a future completed later needs besides the cell itself.
+  struct Pending {
+    std::mutex mutex;
+    std::vector<std::pair<FDBCallback, void*>> callbacks;  // guarded by mutex
+    std::function<void()> canceller;
+  };
+
+  // Converts to the value `make()` returns, so that emplacing it builds the value in place.
+  template <typename Make>
+  struct Deferred {
+    Make make;
+    operator std::invoke_result_t<Make>() { return make(); }
+  };
 
   // Fills the cell under the lock and publishes it; returns the callbacks to run.
   bool settle(fdb_error_t error, Result* result,
               std::vector<std::pair<FDBCallback, void*>>* callbacks);
 
   std::atomic<int> refs_{1};
-  mutable std::mutex mutex_;
   // Set (release) after error_ and result_ are written; waited on with atomic wait.
   std::atomic<bool> ready_{false};
-  fdb_error_t error_ = 0;
-  Result result_;
-  std::atomic<int> gets_{0};
-  int releases_ = 0;  // guarded by mutex_
   std::atomic<bool> released_{false};
-  std::vector<std::pair<FDBCallback, void*>> callbacks_;
-  std::function<void()> canceller_;
+  fdb_error_t error_ = 0;
+  std::atomic<int> gets_{0};
+  std::atomic<int> releases_{0};
+  std::unique_ptr<Pending> pending_;        // null while the future is born ready
   FDB_transaction* inlineOwner_ = nullptr;  // set when this future lives in a handle's cell
+  Result result_;
 };
 
 namespace fdb::capi {
@@ -203,13 +233,14 @@ FDBFuture* wrap(FDB_transaction* owner, fdb::Future<T> future, Convert convert) 
         future.get();
         cell->completeUnshared(Result{});
       } else {
-        cell->completeUnshared(convert(std::move(future).get()));
+        cell->completeUnsharedWith([&] { return convert(std::move(future).get()); });
       }
     } catch (...) {
       cell->failUnshared(currentErrorCode());
     }
     return cell;
   }
+  cell->makePending();
   cell->ref();  // owned by the pending completion too
   cell->setCanceller([future] { future.cancel(); });
   future.onReady([cell, future, fill] {

@@ -169,9 +169,8 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get(FDBTransaction* tr, uint8_t const* ke
   return guarded(tr, [&](fdb::Transaction& t) {
     std::string_view key = view(key_name, key_name_length);
     auto future = snapshot ? t.snapshot().get(key) : t.get(key);
-    return wrap(tr, std::move(future), [](std::optional<Bytes> value) {
-      return ValueResult{value.has_value(), value ? std::move(*value) : Bytes()};
-    });
+    return wrap(tr, std::move(future),
+                [](std::optional<Bytes>&& value) { return ValueResult{std::move(value)}; });
   });
 }
 
