@@ -181,10 +181,12 @@ class FutureState {
 
   // The same, moving the value out. REQUIRES: no one else reads the value again (the
   // caller holds the only reference to this state).
-  Stored takeValue() {
+  Stored takeValue() { return std::move(valueToTake()); }
+  // The value itself, for the sole holder to move from where it lies.
+  Stored& valueToTake() {
     wait();
     if (const Error* error = std::get_if<Error>(&outcome_)) throw *error;
-    return std::move(std::get<1>(outcome_));
+    return std::get<1>(outcome_);
   }
 
   void onReady(std::function<void()> callback) {
@@ -255,6 +257,15 @@ class Future {
       if (state_.use_count() == 1) return state_->takeValue();
       return state_->copyValue();
     }
+  }
+
+  // The same, handing the value to `use` and returning what `use` returns: `use` gets the
+  // value itself as an rvalue when no copy of the future shares it (so what it builds can
+  // take the value straight from the result, with no move out of it first), else a copy.
+  template <typename Use>
+  requires(!std::is_void_v<T>) decltype(auto) consume(Use&& use) && {
+    if (state_.use_count() == 1) return use(std::move(state_->valueToTake()));
+    return use(state_->copyValue());
   }
 
   bool isReady() const { return state_->isReady(); }

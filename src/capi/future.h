@@ -233,7 +233,7 @@ FDBFuture* wrap(FDB_transaction* owner, fdb::Future<T> future, Convert convert) 
         future.get();
         cell->completeUnshared(Result{});
       } else {
-        cell->completeUnsharedWith([&] { return convert(std::move(future).get()); });
+        cell->completeUnsharedWith([&] { return std::move(future).consume(convert); });
       }
     } catch (...) {
       cell->failUnshared(currentErrorCode());

@@ -157,6 +157,49 @@ TEST(FutureContract, GetCopiesWhileTheResultIsShared) {
   EXPECT_EQ(copies, 5);
 }
 
+// A value that counts its copies and its moves.
+struct Tracked {
+  Tracked(int* copies, int* moves, std::string payload)
+      : copies(copies), moves(moves), payload(std::move(payload)) {}
+  Tracked(const Tracked& other) : copies(other.copies), moves(other.moves), payload(other.payload) {
+    ++*copies;
+  }
+  Tracked(Tracked&& other) noexcept
+      : copies(other.copies), moves(other.moves), payload(std::move(other.payload)) {
+    ++*moves;
+  }
+  Tracked& operator=(const Tracked&) = delete;
+  Tracked& operator=(Tracked&&) = default;
+  int* copies;
+  int* moves;
+  std::string payload;
+};
+
+TEST(FutureContract, ConsumeHandsTheValueItselfToTheSoleHolder) {
+  int copies = 0;
+  int moves = 0;
+  Future<Tracked> f = Future<Tracked>::ready(Tracked(&copies, &moves, "rows"));
+  const int movesBefore = moves;
+  // The sole holder: `use` gets the stored value as an rvalue, neither copied nor moved out.
+  size_t size = std::move(f).consume([](Tracked&& value) { return value.payload.size(); });
+  EXPECT_EQ(size, 4u);
+  EXPECT_EQ(copies, 0);
+  EXPECT_EQ(moves, movesBefore);
+
+  // Shared: `use` gets a copy, and the other holder still reads the value.
+  Future<Tracked> shared = Future<Tracked>::ready(Tracked(&copies, &moves, "shared"));
+  Future<Tracked> other = shared;
+  std::string taken =
+      std::move(shared).consume([](Tracked&& value) { return std::move(value.payload); });
+  EXPECT_EQ(taken, "shared");
+  EXPECT_EQ(copies, 1);
+  EXPECT_EQ(other.get().payload, "shared");
+
+  EXPECT_THROW(
+      Future<Tracked>::failed(Error(errors::kNotCommitted)).consume([](Tracked&&) { return 0; }),
+      Error);
+}
+
 TEST(FutureContract, GetOnATemporaryStillThrowsTheError) {
   try {
     Future<std::string>::failed(Error(errors::kNotCommitted)).get();
