@@ -155,9 +155,11 @@ class FutureState {
     for (auto& callback : callbacks) callback();
   }
 
-  // A state made ready before anyone else can see it: no lock, nobody to wake.
-  void completeUnshared(std::variant<NotReady, Stored, Error> outcome) {
-    outcome_ = std::move(outcome);
+  // A state made ready before anyone else can see it: no lock, nobody to wake. The value or
+  // the error (alternative `Index`) is built in place from `args`.
+  template <size_t Index, typename... Args>
+  void completeUnshared(Args&&... args) {
+    outcome_.template emplace<Index>(std::forward<Args>(args)...);
     ready_.store(true, std::memory_order_release);
   }
 
@@ -219,20 +221,20 @@ class Future {
   template <typename U = T>
   requires(!std::is_void_v<U>) static Future ready(U value) {
     Future f;
-    f.state_->completeUnshared(detail::StoredType<T>(std::move(value)));
+    f.state_->template completeUnshared<1>(std::move(value));
     return f;
   }
   template <typename U = T>
   requires std::is_void_v<U>
   static Future ready() {
     Future f;
-    f.state_->completeUnshared(detail::Done{});
+    f.state_->template completeUnshared<1>();
     return f;
   }
   // A future that is already ready with `error`.
   static Future failed(Error error) {
     Future f;
-    f.state_->completeUnshared(std::move(error));
+    f.state_->template completeUnshared<2>(std::move(error));
     return f;
   }
 

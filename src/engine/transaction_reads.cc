@@ -224,12 +224,10 @@ Future<std::optional<Bytes>> EngineTransaction::get(std::string_view key, bool s
     if (state.kind == WriteMap::KeyState::Kind::kUnreadable && !options_.bypassUnreadable) {
       throwUnreadable(key);
     }
-    std::optional<Bytes> value;
-    if (state.kind == WriteMap::KeyState::Kind::kUnreadable) {
-      value = readAt(RoundTripKind::kRead).get(key);  // bypass_unreadable: the database value
-    } else {
-      value = valueOf(readAt(RoundTripKind::kRead), writes, key);
-    }
+    // Built where it is declared (no assignment): with bypass_unreadable, the database value.
+    std::optional<Bytes> value = state.kind == WriteMap::KeyState::Kind::kUnreadable
+                                     ? readAt(RoundTripKind::kRead).get(key)
+                                     : valueOf(readAt(RoundTripKind::kRead), writes, key);
     if (!snapshot) addReadConflictKey(key);
     return value;
   }));
