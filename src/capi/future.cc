@@ -8,36 +8,6 @@ void FDB_future::unref() {
   // else can take a reference any more.
   if (refs_.load(std::memory_order_acquire) == 1 ||
       refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    if (FDB_transaction* owner = inlineOwner_) {
-      this->~FDB_future();
-      owner->releaseInlineFuture();
-    } else {
-      delete this;
-    }
-  }
-}
-
-FDB_future* FDB_transaction::newFuture() {
-  // Only this handle's calls (serialized by its mutex) set the inline bit, and only while
-  // the handle is alive, so a plain store suffices; the future's release clears it.
-  if (owners_.load(std::memory_order_acquire) & kInlineFuture) return new FDB_future();
-  owners_.store(kHandle | kInlineFuture, std::memory_order_relaxed);
-  return new (inlineFuture_) FDB_future(this);
-}
-
-void FDB_transaction::destroy() {
-  { fdb::Transaction dropped = std::move(tr); }  // cancels what is in flight (1025)
-  // With the inline cell free nobody else can reach this handle any more.
-  if (owners_.load(std::memory_order_acquire) == kHandle ||
-      owners_.fetch_and(~kHandle, std::memory_order_acq_rel) == kHandle) {
-    delete this;
-  }
-}
-
-void FDB_transaction::releaseInlineFuture() {
-  // With the handle gone, nobody else can reach this memory any more.
-  if (owners_.load(std::memory_order_acquire) == kInlineFuture ||
-      owners_.fetch_and(~kInlineFuture, std::memory_order_acq_rel) == kInlineFuture) {
     delete this;
   }
 }
@@ -125,8 +95,6 @@ void FDB_future::releaseMemory() {
 }
 
 namespace fdb::capi {
-
-FDB_future* newFutureOf(FDB_transaction* owner) { return owner->newFuture(); }
 
 FDBFuture* failedFuture(fdb_error_t error) {
   auto* cell = new FDB_future();

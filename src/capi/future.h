@@ -62,8 +62,6 @@ using Result =
 
 }  // namespace fdb::capi
 
-struct FDB_transaction;
-
 struct FDB_future {
  public:
   using Result = fdb::capi::Result;
@@ -73,9 +71,17 @@ struct FDB_future {
   // caller holds the handle. (User-provided so that `new FDB_future()` initializes the
   // members only, instead of zero-filling the whole object first.)
   FDB_future() {}
-  // The same, in the inline cell of `owner` (handles.h), which gets the cell back when the
-  // last owner of this future lets go.
-  explicit FDB_future(FDB_transaction* owner) : inlineOwner_(owner) {}
+
+  // Cells come from the freeing thread's block cache (fdb/future.h): most futures are made
+  // and dropped on one thread, one after another, and then cost no allocation.
+  static void* operator new(size_t size) {
+    if (size != sizeof(FDB_future)) return ::operator new(size);
+    return fdb::detail::BlockCache<sizeof(FDB_future)>::allocate();
+  }
+  static void operator delete(void* block, size_t size) {
+    if (size != sizeof(FDB_future)) return ::operator delete(block);
+    fdb::detail::BlockCache<sizeof(FDB_future)>::deallocate(block);
+  }
 
   // Gives the future what one completed later needs (a lock, registered callbacks, a
   // canceller). Born-ready futures, most of them, go without: they are ready before anyone
@@ -180,21 +186,16 @@ struct FDB_future {
   fdb_error_t error_ = 0;
   std::atomic<int> gets_{0};
   std::atomic<int> releases_{0};
-  std::unique_ptr<Pending> pending_;        // null while the future is born ready
-  FDB_transaction* inlineOwner_ = nullptr;  // set when this future lives in a handle's cell
+  std::unique_ptr<Pending> pending_;  // null while the future is born ready
   Result result_;
 };
 
 namespace fdb::capi {
 
-// Wraps the fdb::Future of an operation of `owner`: `convert(T)` builds the C result. Ready
+// Wraps the fdb::Future of an operation: `convert(T)` builds the C result. Ready
 // futures complete at once; pending ones complete on the network thread. (Defined below.)
-// REQUIRES: owner's mutex held.
 template <typename T, typename Convert>
-FDBFuture* wrap(FDB_transaction* owner, fdb::Future<T> future, Convert convert);
-
-// owner->newFuture() (handles.h, which includes this header).
-FDB_future* newFutureOf(FDB_transaction* owner);
+FDBFuture* wrap(fdb::Future<T> future, Convert convert);
 
 // A future that is already failed with `error`.
 FDBFuture* failedFuture(fdb_error_t error);
@@ -212,8 +213,8 @@ namespace fdb::capi {
 void postToNetwork(std::function<void()> task, std::function<void()> drop);  // network.h
 
 template <typename T, typename Convert>
-FDBFuture* wrap(FDB_transaction* owner, fdb::Future<T> future, Convert convert) {
-  FDB_future* cell = newFutureOf(owner);
+FDBFuture* wrap(fdb::Future<T> future, Convert convert) {
+  FDB_future* cell = new FDB_future();
   // Takes the value (moved out when nothing else holds the operation's future).
   auto fill = [cell, convert](fdb::Future<T> done) {
     try {

@@ -42,25 +42,13 @@ class CallLock {
   std::atomic<bool> locked_{false};
 };
 
-// A transaction handle also holds one future cell inline: most transactions have one
-// operation in flight at a time (a read, then the commit), and taking the cell from the
-// handle instead of the heap saves an allocation per operation. The handle's memory lives
-// until both the handle is destroyed and the inline cell's future is destroyed (a future
-// may outlive its transaction, spec §1.6).
+// A transaction handle. Its operations' futures are separate cells (FDB_future), which may
+// outlive it (spec §1.6).
 struct FDB_transaction {
   explicit FDB_transaction(fdb::Transaction transaction) : tr(std::move(transaction)) {}
   // fdb::Transaction is used by one thread at a time; C clients may call from several.
   CallLock mutex;
   fdb::Transaction tr;
-
-  // A new future cell for an operation of this transaction: the inline one when it is free.
-  // REQUIRES: mutex held (called from the transaction's own calls).
-  FDB_future* newFuture();
-  // fdb_transaction_destroy: the engine transaction goes now (operations in flight fail
-  // with 1025), the memory once the inline cell is free too.
-  void destroy();
-  // Called by the inline cell's future when its last owner lets go (any thread).
-  void releaseInlineFuture();
 
   // Handles come from the freeing thread's block cache (fdb/future.h), as the engine's
   // transactions do: a transaction per read then allocates nothing for its handle.
@@ -72,14 +60,6 @@ struct FDB_transaction {
     if (size != sizeof(FDB_transaction)) return ::operator delete(block);
     fdb::detail::BlockCache<sizeof(FDB_transaction)>::deallocate(block);
   }
-
- private:
-  ~FDB_transaction() = default;
-
-  static constexpr unsigned kHandle = 1;        // the C handle is alive
-  static constexpr unsigned kInlineFuture = 2;  // the inline cell holds a future
-  std::atomic<unsigned> owners_{kHandle};
-  alignas(FDB_future) unsigned char inlineFuture_[sizeof(FDB_future)];
 };
 
 // Blob-granule results: never produced (blob granules are not supported).

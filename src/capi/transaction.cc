@@ -131,7 +131,7 @@ Result mappedKeyValueArray(fdb::MappedRangeResult rows) {
 RL_C_EXPORT void fdb_transaction_destroy(FDBTransaction* tr) {
   // The last handle going cancels the transaction: operations still in flight fail with
   // transaction_cancelled (1025), pending watches and versionstamps too.
-  tr->destroy();
+  delete tr;
 }
 
 RL_C_EXPORT void fdb_transaction_cancel(FDBTransaction* tr) {
@@ -160,7 +160,7 @@ RL_C_EXPORT void fdb_transaction_set_read_version(FDBTransaction* tr, int64_t ve
 
 RL_C_EXPORT FDBFuture* fdb_transaction_get_read_version(FDBTransaction* tr) {
   return guarded(tr, [tr](fdb::Transaction& t) {
-    return wrap(tr, t.getReadVersion(), [](int64_t version) { return version; });
+    return wrap(t.getReadVersion(), [](int64_t version) { return version; });
   });
 }
 
@@ -169,7 +169,7 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get(FDBTransaction* tr, uint8_t const* ke
   return guarded(tr, [&](fdb::Transaction& t) {
     std::string_view key = view(key_name, key_name_length);
     auto future = snapshot ? t.snapshot().get(key) : t.get(key);
-    return wrap(tr, std::move(future),
+    return wrap(std::move(future),
                 [](std::optional<Bytes>&& value) { return ValueResult{std::move(value)}; });
   });
 }
@@ -180,7 +180,7 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_key(FDBTransaction* tr, uint8_t const
   return guarded(tr, [&](fdb::Transaction& t) {
     fdb::KeySelectorRef s = selector(key_name, key_name_length, or_equal, offset);
     auto future = snapshot ? t.snapshot().getKey(s) : t.getKey(s);
-    return wrap(tr, std::move(future), [](Bytes key) { return Result(KeyResult{std::move(key)}); });
+    return wrap(std::move(future), [](Bytes key) { return Result(KeyResult{std::move(key)}); });
   });
 }
 
@@ -205,7 +205,7 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_range(
     fdb::RangeOptions options = rangeOptions(limit, target_bytes, mode, iteration, reverse);
     auto future =
         snapshot ? t.snapshot().getRange(begin, end, options) : t.getRange(begin, end, options);
-    return wrap(tr, std::move(future), keyValueArray);
+    return wrap(std::move(future), keyValueArray);
   });
 }
 
@@ -223,7 +223,7 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_mapped_range(
     std::string_view mapper = view(mapper_name, mapper_name_length);
     auto future = snapshot ? t.snapshot().getMappedRange(begin, end, mapper, options)
                            : t.getMappedRange(begin, end, mapper, options);
-    return wrap(tr, std::move(future), mappedKeyValueArray);
+    return wrap(std::move(future), mappedKeyValueArray);
   });
 }
 
@@ -260,13 +260,13 @@ RL_C_EXPORT void fdb_transaction_clear_range(FDBTransaction* tr, uint8_t const* 
 RL_C_EXPORT FDBFuture* fdb_transaction_watch(FDBTransaction* tr, uint8_t const* key_name,
                                              int key_name_length) {
   return guarded(tr, [&](fdb::Transaction& t) {
-    return wrap(tr, t.watch(view(key_name, key_name_length)), [] { return Result(); });
+    return wrap(t.watch(view(key_name, key_name_length)), [] { return Result(); });
   });
 }
 
 RL_C_EXPORT FDBFuture* fdb_transaction_commit(FDBTransaction* tr) {
-  return guarded(
-      tr, [tr](fdb::Transaction& t) { return wrap(tr, t.commit(), [] { return Result(); }); });
+  return guarded(tr,
+                 [tr](fdb::Transaction& t) { return wrap(t.commit(), [] { return Result(); }); });
 }
 
 RL_C_EXPORT fdb_error_t fdb_transaction_get_committed_version(FDBTransaction* tr,
@@ -290,27 +290,26 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_total_cost(FDBTransaction* tr) {
   return guarded(tr, [tr](fdb::Transaction& t) {
     int64_t reads =
         t.roundTrips().reads + t.roundTrips().rangeReads + t.roundTrips().mappedRangeReads;
-    return wrap(tr, t.getApproximateSize(),
-                [reads](int64_t bytes) { return Result(bytes + reads); });
+    return wrap(t.getApproximateSize(), [reads](int64_t bytes) { return Result(bytes + reads); });
   });
 }
 
 RL_C_EXPORT FDBFuture* fdb_transaction_get_approximate_size(FDBTransaction* tr) {
   return guarded(tr, [tr](fdb::Transaction& t) {
-    return wrap(tr, t.getApproximateSize(), [](int64_t size) { return Result(size); });
+    return wrap(t.getApproximateSize(), [](int64_t size) { return Result(size); });
   });
 }
 
 RL_C_EXPORT FDBFuture* fdb_transaction_get_versionstamp(FDBTransaction* tr) {
   return guarded(tr, [tr](fdb::Transaction& t) {
-    return wrap(tr, t.getVersionstamp(),
+    return wrap(t.getVersionstamp(),
                 [](Bytes stamp) { return Result(KeyResult{std::move(stamp)}); });
   });
 }
 
 RL_C_EXPORT FDBFuture* fdb_transaction_on_error(FDBTransaction* tr, fdb_error_t error) {
   return guarded(tr, [&](fdb::Transaction& t) {
-    return wrap(tr, t.onError(fdb::Error(error)), [] { return Result(); });
+    return wrap(t.onError(fdb::Error(error)), [] { return Result(); });
   });
 }
 
