@@ -3,7 +3,7 @@
 // 250,000-byte payload, so split across keys), scans the index with SCAN_AND_FETCH and with
 // USE_REMOTE_FETCH, checks that both return the rows that were saved, and prints the first
 // rows and the time and round trips of each scan, without and with a simulated network delay,
-// all measured in this run.
+// all measured in this run. On fdb: it says which libfdb_c it ran on and what delay that had.
 #include <stdlib.h>
 
 #include <algorithm>
@@ -27,6 +27,7 @@
 #include "fdb/error.h"
 #include "fdb/subspace.h"
 #include "fdb/tuple.h"
+#include "fdbc/library.h"
 #include "progress.h"
 #include "rl/cursor.h"
 #include "rl/index_fetch_method.h"
@@ -264,6 +265,7 @@ struct Measurement {
   size_t rows = 0;
   double seconds = 0;  // median
   fdb::RoundTrips trips;
+  bool realNetwork = false;  // on FoundationDB: the delay is the cluster's network
 };
 
 // The first rows a method returned, to show.
@@ -397,13 +399,57 @@ void printMeasurements(const std::vector<Measurement>& measurements) {
                {"range reads", Align::kRight},
                {"mapped reads", Align::kRight}});
   for (const Measurement& m : measurements) {
-    table.addRow({m.delayMicros > 0 ? fmt::format("{} us", m.delayMicros) : "none", m.store, m.scan,
-                  std::string(indexFetchMethodName(m.method)),
+    const std::string delay = m.realNetwork       ? "network"
+                              : m.delayMicros > 0 ? fmt::format("{} us", m.delayMicros)
+                                                  : "none";
+    table.addRow({delay, m.store, m.scan, std::string(indexFetchMethodName(m.method)),
                   groupDigits(static_cast<int64_t>(m.rows)), formatSeconds(m.seconds),
                   groupDigits(m.trips.total()), groupDigits(m.trips.rangeReads),
                   groupDigits(m.trips.mappedRangeReads)});
   }
   table.print(stdout, 2);
+}
+
+// What an fdb: address ran on: the libfdb_c loaded, and the simulated one-way delay of this
+// project's own libfdb_c.so, which reads RECORDLAYER_ONE_WAY_DELAY_US when it creates a
+// database (docs/capi.md); FoundationDB's libfdb_c has the cluster's real network instead.
+struct ClientLibrary {
+  fdb::fdbc::ClientLibraryInfo info;
+  int64_t delayMicros = 0;  // embedded only
+};
+
+ClientLibrary clientLibraryOf(const std::string& address) {
+  ClientLibrary library;
+  if (!address.starts_with("fdb:")) return library;
+  library.info = fdb::fdbc::loadClientLibrary();  // loaded by the open: describes it
+  if (library.info.embedded) {
+    if (const char* delay = std::getenv("RECORDLAYER_ONE_WAY_DELAY_US"); delay != nullptr) {
+      library.delayMicros = std::max<int64_t>(0, std::strtoll(delay, nullptr, 10));
+    }
+  }
+  return library;
+}
+
+std::string describeLibrary(const ClientLibrary& library) {
+  if (!library.info.embedded) {
+    return fmt::format(
+        "fdb: ran on FoundationDB's libfdb_c (client version {}):\n"
+        "the times include the cluster's network (delay \"network\"); a simulated delay is the\n"
+        "embedded engine's, so there are no runs with --delay-us.",
+        library.info.clientVersion);
+  }
+  const std::string delay =
+      library.delayMicros > 0
+          ? fmt::format("{} us one way (RECORDLAYER_ONE_WAY_DELAY_US; a round trip takes {} us)",
+                        library.delayMicros, 2 * library.delayMicros)
+          : std::string("none (RECORDLAYER_ONE_WAY_DELAY_US unset or 0)");
+  return fmt::format(
+      "fdb: ran on RecordLayer's own libfdb_c, the embedded engine behind FoundationDB's C API,\n"
+      "not on FoundationDB (client version {}).\n"
+      "Its simulated delay: {},\n"
+      "read by the library when it created the database; the demo cannot change a libfdb_c's\n"
+      "delay, so there are no runs with --delay-us.",
+      library.info.clientVersion, delay);
 }
 
 void runDemo(const DemoOptions& options) {
@@ -424,10 +470,17 @@ void runDemo(const DemoOptions& options) {
   std::optional<fdb::Database> db = fdb::Database::open(address);
   const bool durable = isDurable(*db);
   const bool memory = address.starts_with("memory:");
+  const bool viaLibfdbC = address.starts_with("fdb:");
+  const ClientLibrary library = clientLibraryOf(address);
   const std::string storeName = durable ? "file:" : address;
 
-  fmt::print("rl demo: {} orders in {}\n\n", groupDigits(options.records),
+  fmt::print("rl demo: {} orders in {}\n", groupDigits(options.records),
              describeStore(address, durable, temporary.has_value()));
+  if (viaLibfdbC) {
+    fmt::print("through libfdb_c {} ({})\n", library.info.path,
+               library.info.embedded ? "RecordLayer's embedded engine" : "FoundationDB");
+  }
+  fmt::print("\n");
   fmt::print(
       "Schema: Order (id, price, customer, item, quantity, payload), primary key id, a VALUE\n"
       "index {} on price; records over 100,000 bytes are split across keys.\n",
@@ -452,7 +505,10 @@ void runDemo(const DemoOptions& options) {
 
   FirstRows firstRows;
   std::vector<Measurement> measurements =
-      measure(*db, metaData, scans, expected, storeName, 0, &firstRows);
+      measure(*db, metaData, scans, expected, storeName, library.delayMicros, &firstRows);
+  if (viaLibfdbC && !library.info.embedded) {
+    for (Measurement& m : measurements) m.realNetwork = true;
+  }
 
   for (const auto& [method, rows] : firstRows) {
     fmt::print("The first orders by price (index {}), fetched with {}:\n", kPriceIndex,
@@ -490,10 +546,8 @@ void runDemo(const DemoOptions& options) {
         "memory: copy is a second in-memory database, seeded the same way (in {}), with\n"
         "fdb::EngineOptions::oneWayDelayMicros = {} (a round trip takes {} us).",
         formatSeconds(copySeeded.seconds), options.delayMicros, 2 * options.delayMicros));
-  } else if (delayed) {
-    notes.emplace_back(
-        "No runs with a simulated delay: that is the embedded engine's, for memory: and file:\n"
-        "stores; this one is across a real network.");
+  } else if (viaLibfdbC) {
+    notes.push_back(describeLibrary(library));
   }
 
   fmt::print(
@@ -530,7 +584,8 @@ void addDemoCommand(CLI::App& app) {
                    "fdb:<cluster file> (default: a temporary file: store, removed at the end); "
                    "the demo clears and rewrites its own keys, (\"rl-demo\", \"orders\"), only");
   demo->add_option("--delay-us", options->delayMicros,
-                   "The simulated one-way network delay of the delayed runs, in microseconds")
+                   "The simulated one-way network delay of the delayed runs, in microseconds "
+                   "(memory: and file: stores; on fdb: the libfdb_c's delay applies)")
       ->capture_default_str();
   demo->add_flag("--no-delay", options->noDelay, "Skip the runs with a simulated delay");
   demo->callback([options] { runDemo(*options); });

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -181,6 +183,69 @@ TEST(RlDemo, KeepsAStoreGivenByDbAndRunsOnItAgain) {
     EXPECT_TRUE(std::filesystem::exists(dir));
   }
   std::filesystem::remove_all(dir);
+}
+
+// fdb:<cluster file> through the FoundationDB backend (src/fdbc/) on this build's
+// libfdb_c.so, loaded on purpose: the cluster file names an in-memory database of the rl
+// process.
+class RlDemoThroughLibfdbC : public ::testing::Test {
+ protected:
+  void SetUp() override { std::ofstream(clusterFile_) << "memory:rl-demo-fdbc\n"; }
+  void TearDown() override { std::filesystem::remove(clusterFile_); }
+
+  std::string address() const { return "fdb:" + clusterFile_.string(); }
+
+  // Our library, allowed, with `delay` (nullopt: unset) as its simulated one-way delay.
+  static Environment environment(std::optional<std::string> delay) {
+    return {{"RL_FDB_C_LIBRARY", RL_FDB_C_EMBEDDED_LIBRARY},
+            {"RL_FDB_C_ALLOW_EMBEDDED", "1"},
+            {"RECORDLAYER_ONE_WAY_DELAY_US", std::move(delay)}};
+  }
+
+ private:
+  std::filesystem::path clusterFile_ = std::filesystem::temp_directory_path() /
+                                       ("rl-demo-test-" + std::to_string(::getpid()) + ".cluster");
+};
+
+TEST_F(RlDemoThroughLibfdbC, RunsWithoutDelayAndSaysOnWhichLibrary) {
+  RunResult r = runRl({"demo", "--db", address(), "--records", "60"}, environment(std::nullopt));
+  // No delayed runs: the demo cannot give a libfdb_c a delay.
+  checkDemoOutput(r, 60, {"none"});
+  EXPECT_NE(r.out.find("through libfdb_c "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(RecordLayer's embedded engine)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fdb: ran on RecordLayer's own libfdb_c, the embedded engine behind "
+                       "FoundationDB's C API,\nnot on FoundationDB (client version "
+                       "7.3.0-recordlayer,"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Its simulated delay: none (RECORDLAYER_ONE_WAY_DELAY_US unset or 0)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("there are no runs with --delay-us"), std::string::npos) << r.out;
+}
+
+TEST_F(RlDemoThroughLibfdbC, LabelsTheLibrarysDelay) {
+  RunResult r = runRl({"demo", "--db", address(), "--records", "30"}, environment("250"));
+  // The table says the delay the library has, which the demo read where the library does.
+  checkDemoOutput(r, 30, {"250 us"});
+  EXPECT_NE(r.out.find("Its simulated delay: 250 us one way (RECORDLAYER_ONE_WAY_DELAY_US; a "
+                       "round trip takes 500 us)"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(RlDemoThroughLibfdbC, RefusesOurLibraryUnlessAllowed) {
+  Environment env = environment(std::nullopt);
+  env["RL_FDB_C_ALLOW_EMBEDDED"] = std::nullopt;
+  RunResult r = runRl({"demo", "--db", address(), "--records", "5"}, env);
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(
+      r.err.starts_with("rl: error: client_invalid_operation (2000): cannot open "
+                        "libfdb_c: refusing "))
+      << r.err;
+  EXPECT_NE(r.err.find("RL_FDB_C_ALLOW_EMBEDDED=1"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
 TEST(RlDemo, BadAddressIsOneErrorLine) {

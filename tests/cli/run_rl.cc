@@ -6,14 +6,32 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <optional>
 #include <stdexcept>
+
+extern char** environ;
 
 namespace rl::test {
 namespace {
 
+// This process's environment, changed by `env`, as "NAME=value" strings.
+std::vector<std::string> environmentWith(const Environment& env) {
+  std::vector<std::string> out;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const char* equals = std::strchr(*entry, '=');
+    const std::string name(*entry, equals != nullptr ? equals - *entry : std::strlen(*entry));
+    if (!env.contains(name)) out.emplace_back(*entry);
+  }
+  for (const auto& [name, value] : env) {
+    if (value) out.push_back(name + "=" + *value);
+  }
+  return out;
+}
+
 // Standard input is `input`, or /dev/null without it.
-RunResult run(const std::vector<std::string>& args, const std::optional<std::string>& input) {
+RunResult run(const std::vector<std::string>& args, const std::optional<std::string>& input,
+              const Environment& env = {}) {
   int inPipe[2] = {-1, -1};
   int outPipe[2];
   int errPipe[2];
@@ -29,6 +47,10 @@ RunResult run(const std::vector<std::string>& args, const std::optional<std::str
   std::vector<std::string> copies = args;
   for (std::string& a : copies) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<std::string> environment = environmentWith(env);
+  std::vector<char*> envp;
+  for (std::string& entry : environment) envp.push_back(entry.data());
+  envp.push_back(nullptr);
 
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
@@ -45,7 +67,7 @@ RunResult run(const std::vector<std::string>& args, const std::optional<std::str
     dup2(errPipe[1], STDERR_FILENO);
     close(outPipe[0]);
     close(errPipe[0]);
-    execv(argv[0], argv.data());
+    execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
   close(outPipe[1]);
@@ -88,6 +110,10 @@ RunResult run(const std::vector<std::string>& args, const std::optional<std::str
 }  // namespace
 
 RunResult runRl(const std::vector<std::string>& args) { return run(args, std::nullopt); }
+
+RunResult runRl(const std::vector<std::string>& args, const Environment& env) {
+  return run(args, std::nullopt, env);
+}
 
 RunResult runRl(const std::vector<std::string>& args, const std::string& input) {
   return run(args, input);

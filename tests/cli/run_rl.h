@@ -1,6 +1,8 @@
 // Runs the `rl` binary built by this tree and captures what it prints.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,12 @@ struct RunResult {
 
 // Runs `rl args...` with no standard input.
 RunResult runRl(const std::vector<std::string>& args);
+
+// Changes to the environment `rl` inherits: a variable set to a value, or removed (nullopt).
+using Environment = std::map<std::string, std::optional<std::string>>;
+
+// Runs `rl args...` with no standard input, in this process's environment changed by `env`.
+RunResult runRl(const std::vector<std::string>& args, const Environment& env);
 
 // Runs `rl args...` with `input` as its standard input (written whole before the output is
 // read, so it should fit a pipe's buffer: at most a few tens of kilobytes).

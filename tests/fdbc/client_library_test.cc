@@ -28,6 +28,8 @@ namespace {
 
 // This build's libfdb_c.so over the embedded engine.
 constexpr const char* kEmbeddedLibrary = RL_FDB_C_EMBEDDED_LIBRARY;
+// The same, but saying it supports API versions up to 710 only (old_api_library.cc).
+constexpr const char* kOldApiLibrary = RL_FDB_C_OLD_API_LIBRARY;
 
 // The fdb::Error `f` throws (code 0 and no text if none).
 template <typename F>
@@ -42,6 +44,15 @@ Error errorOf(F&& f) {
 
 bool contains(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
+}
+
+// The threads of this process.
+int threadCount() {
+  int count = 0;
+  for ([[maybe_unused]] const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    ++count;
+  }
+  return count;
 }
 
 // "k<i>".
@@ -98,6 +109,22 @@ TEST(FdbcLibrary, LibraryWithoutTheCApiNamesTheMissingFunctions) {
   EXPECT_FALSE(loadedClientLibrary().has_value());
 }
 
+TEST(FdbcLibrary, TooOldLibraryNamesItsApiVersionAndWhatToInstall) {
+  SKIP_IF_A_LIBRARY_IS_LOADED();
+  setLibraryPath(kOldApiLibrary);
+  Error e = errorOf([] { loadClientLibrary(); });
+  EXPECT_EQ(e.code(), 2203);  // api_version_not_supported
+  EXPECT_TRUE(contains(e.what(), kOldApiLibrary)) << e.what();
+  EXPECT_TRUE(contains(e.what(), "7.1.0-old-api-test")) << e.what();  // its client version
+  EXPECT_TRUE(contains(e.what(), "supports API versions up to 710")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "this backend needs 730")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "Install FoundationDB's client package (7.3 or newer"))
+      << e.what();
+  EXPECT_FALSE(loadedClientLibrary().has_value());
+  // It was not set up, so the process can load a library that is new enough.
+  EXPECT_EQ(loadEmbedded().maxApiVersion, 730);
+}
+
 TEST(FdbcLibrary, EmbeddedLibraryIsRefusedWithoutTheAllowFlag) {
   SKIP_IF_A_LIBRARY_IS_LOADED();
   ::unsetenv("RL_FDB_C_ALLOW_EMBEDDED");
@@ -136,6 +163,38 @@ TEST(FdbcLibrary, AnotherLibraryCannotReplaceTheLoadedOne) {
   EXPECT_EQ(e.code(), errors::kClientInvalidOperation);
   EXPECT_TRUE(contains(e.what(), "already runs")) << e.what();
   EXPECT_NO_THROW(setLibraryPath(kEmbeddedLibrary));  // the same one is fine
+}
+
+// One network per process: threads opening fdb: databases at once share one load, and the
+// library's one-shot calls were made, once, by the backend.
+TEST(FdbcLibrary, TheNetworkIsSetUpOncePerProcess) {
+  SKIP_IF_A_LIBRARY_IS_LOADED();
+  setLibraryPath(kEmbeddedLibrary);
+  allowEmbeddedLibrary(true);
+  const std::string cluster = clusterFile("once", "memory:fdbc-once");
+  std::vector<std::thread> threads;
+  std::atomic<int> opened{0};
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&] {
+      Database db = Database::open("fdb:" + cluster);
+      db.run([](Transaction& tr) { tr.set("once", "1"); });
+      ++opened;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(opened, 8);
+
+  void* handle = dlopen(kEmbeddedLibrary, RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(handle, nullptr) << "the backend did not load " << kEmbeddedLibrary;
+  using SelectApiVersion = int (*)(int, int);
+  using SetupNetwork = int (*)();
+  auto select = reinterpret_cast<SelectApiVersion>(dlsym(handle, "fdb_select_api_version_impl"));
+  auto setup = reinterpret_cast<SetupNetwork>(dlsym(handle, "fdb_setup_network"));
+  ASSERT_NE(select, nullptr);
+  ASSERT_NE(setup, nullptr);
+  EXPECT_EQ(select(730, 730), 2201);  // api_version_already_set
+  EXPECT_EQ(setup(), 2009);           // network_already_setup
+  dlclose(handle);
 }
 
 TEST(FdbcDatabase, RunsTransactionsThroughTheClusterFilesDatabase) {
@@ -206,6 +265,16 @@ TEST(FdbcDatabase, PendingFuturesCompleteOnTheNetworkThreadAndPipeline) {
   while (!calledBack) std::this_thread::yield();
   EXPECT_NE(callbackThread, std::this_thread::get_id());  // libfdb_c's network thread
   EXPECT_EQ(tr.roundTrips().reads, 20);
+
+  // No thread waits for a future: pending ones add no threads to the process.
+  const int threads = threadCount();
+  Transaction fresh = db.createTransaction();
+  std::vector<Future<std::optional<Bytes>>> more;
+  for (int i = 0; i < 20; ++i) more.push_back(fresh.get(keyOf(i)));
+  EXPECT_FALSE(more.front().isReady());
+  EXPECT_EQ(threadCount(), threads);
+  for (auto& read : more) read.get();
+  EXPECT_EQ(threadCount(), threads);
 
   // Range reads, commits and errors take the same path.
   RangeResult rows = tr.getRange(KeyRange{"k", "l"}).get();

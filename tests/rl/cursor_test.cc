@@ -10,6 +10,7 @@
 #include "rl/cursor.h"
 #include "rl/key_value_cursor.h"
 #include "rl/record_context.h"
+#include "test_database.h"
 
 namespace {
 
@@ -65,7 +66,7 @@ TEST(MapPipelined, KeepsUpToNInFlightAndPreservesOrder) {
 }
 
 TEST(MapPipelined, PipelinesRealReads) {
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
   const fdb::Subspace space(fdb::Tuple{"p"});
   db.run([&](fdb::Transaction& tr) {
     for (int i = 0; i < 30; ++i) tr.set(space.pack(fdb::Tuple{i}), std::to_string(i * 3));

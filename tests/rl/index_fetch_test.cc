@@ -25,6 +25,7 @@
 #include "rl/record/split_helper.h"
 #include "rl/record_context.h"
 #include "rl/record_version.h"
+#include "test_database.h"
 
 namespace {
 
@@ -255,7 +256,7 @@ std::ostream& operator<<(std::ostream& os, const Row& row) {
 
 class IndexFetchTest : public ::testing::Test {
  public:
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
   const Bytes storePrefix = Tuple{"app", 5}.pack();
   rl::IndexScanSpec spec = rl::IndexScanSpec::of(storePrefix, "price_idx",
                                                  rl::index::entryPrimaryKeyPositions({}, 1, 1));

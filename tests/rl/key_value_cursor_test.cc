@@ -15,6 +15,7 @@
 #include "rl/key_value_cursor.h"
 #include "rl/record_context.h"
 #include "rl/record_core_exception.h"
+#include "test_database.h"
 
 namespace {
 
@@ -38,7 +39,7 @@ struct Scan {
 
 class KeyValueCursorTest : public ::testing::Test {
  protected:
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
 
   void SetUp() override {
     db.run([](fdb::Transaction& tr) {

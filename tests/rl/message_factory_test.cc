@@ -21,7 +21,7 @@ TEST(MessageFactory, RunTimeSchemasShareOneFactoryAcrossCopiesAndStores) {
   RecordMetaData copy = metaData;
   EXPECT_EQ(copy.messageFactory(), metaData.messageFactory());
 
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
   const google::protobuf::Descriptor* orderType =
       metaData.recordType("Order").descriptor().file()->FindMessageTypeByName("Order");
   ASSERT_NE(orderType, nullptr);
@@ -58,7 +58,7 @@ TEST(MessageFactory, MetadataFromALoadedSchemaUsesTheSchemasFactory) {
   // A message made from the schema and a record the store loads share one reflection.
   std::unique_ptr<google::protobuf::Message> order = schema.newMessage("rl.store_test.Order");
   order->GetReflection()->SetInt64(order.get(), order->GetDescriptor()->FindFieldByName("id"), 3);
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
   runInContext(db, [&](RecordContext& context) {
     RecordStore store = RecordStore::open(context, testLocation(), metaData);
     store.saveRecord(*order);
@@ -71,7 +71,7 @@ TEST(MessageFactory, MetadataFromALoadedSchemaUsesTheSchemasFactory) {
 }
 
 TEST(MessageFactory, LoadedRecordsCastOnlyToTheirOwnGeneratedType) {
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
   runInContext(db, [&](RecordContext& context) {
     RecordStore store = RecordStore::open(context, testLocation(), testMetaData());
     store.saveRecord(makeOrder(5, "five", 50));

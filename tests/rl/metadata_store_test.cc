@@ -13,6 +13,7 @@
 #include "rl/metadata_exception.h"
 #include "rl/record_store.h"
 #include "store_test_records.pb.h"
+#include "test_database.h"
 
 namespace rl {
 namespace {
@@ -33,7 +34,7 @@ const StoreLocation kLocation = StoreLocation::rawPrefix("M");
 
 class MetaDataStoreTest : public ::testing::Test {
  protected:
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
 
   void save(const RecordMetaData& metaData, fdb::Database on) {
     runInContext(on,
@@ -169,9 +170,8 @@ TEST_F(MetaDataStoreTest, MetaDataThatDoesNotBuildIsNotSaved) {
 }
 
 TEST_F(MetaDataStoreTest, TwoProcessesShareOneVersion) {
-  // Two handles on one named database, as two processes would have.
-  fdb::Database first = fdb::Database::open("memory:metadata-store-test");
-  fdb::Database second = fdb::Database::open("memory:metadata-store-test");
+  // Two handles on one database, as two processes would have.
+  auto [first, second] = rl::tests::openTwoHandles("metadata-store-test");
   save(metaDataAt(10), first);
   EXPECT_EQ(load(second)->version(), 10);
   save(metaDataAt(11), second);

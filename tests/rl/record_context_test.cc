@@ -10,6 +10,7 @@
 #include "rl/record_context.h"
 #include "rl/record_core_exception.h"
 #include "rl/record_version.h"
+#include "test_database.h"
 
 namespace {
 
@@ -30,7 +31,7 @@ Bytes bigEndian64(int64_t v) {
 }
 
 TEST(RecordContext, ClaimsLocalVersionsInOrder) {
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
   RecordContext context(db);
   EXPECT_EQ(context.claimLocalVersion(), 0);
   EXPECT_EQ(context.claimLocalVersion(), 1);
@@ -38,7 +39,7 @@ TEST(RecordContext, ClaimsLocalVersionsInOrder) {
 }
 
 TEST(RecordContext, VersionMutationsAreWrittenAtCommit) {
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
   RecordContext context(db);
   const uint16_t local = context.claimLocalVersion();
   context.claimLocalVersion();
@@ -64,7 +65,7 @@ TEST(RecordContext, VersionMutationsAreWrittenAtCommit) {
 }
 
 TEST(RecordContext, ALaterMutationOfTheSameKeyReplacesTheFirst) {
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
   RecordContext context(db);
   context.addVersionMutation(fdb::MutationType::kSetVersionstampedValue, "v",
                              RecordVersion::incomplete(0).toOldFormatValue());
@@ -76,7 +77,7 @@ TEST(RecordContext, ALaterMutationOfTheSameKeyReplacesTheFirst) {
 }
 
 TEST(RecordContext, RemovedAndClearedMutationsAreNotWritten) {
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
   RecordContext context(db);
   const Bytes param = RecordVersion::incomplete(0).toOldFormatValue();
   for (const char* key : {"a", "b1", "b2", "c"}) {
@@ -97,14 +98,14 @@ TEST(RecordContext, RemovedAndClearedMutationsAreNotWritten) {
 }
 
 TEST(RecordContext, OnlyVersionstampedMutationsAreHeldBack) {
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
   RecordContext context(db);
   EXPECT_THROW(context.addVersionMutation(fdb::MutationType::kAdd, "k", "x"),
                rl::RecordCoreArgumentException);
 }
 
 TEST(RecordContext, CommitHooksRunInOrderBeforeTheCommit) {
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
   RecordContext context(db);
   std::vector<std::string> ran;
   context.addCommitHook("first", [&](RecordContext& c) {
@@ -122,7 +123,7 @@ TEST(RecordContext, CommitHooksRunInOrderBeforeTheCommit) {
 }
 
 TEST(RecordContext, AHookThatThrowsFailsTheCommit) {
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
   RecordContext context(db);
   context.transaction().set("k", "v");
   context.addCommitHook(
@@ -133,7 +134,7 @@ TEST(RecordContext, AHookThatThrowsFailsTheCommit) {
 }
 
 TEST(RecordContext, ReadOnlyCommitHasNoVersionstamp) {
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
   RecordContext context(db);
   EXPECT_THROW(context.committedVersionstamp(), rl::RecordCoreException);
   context.transaction().get("nothing").get();
@@ -144,7 +145,7 @@ TEST(RecordContext, ReadOnlyCommitHasNoVersionstamp) {
 }
 
 TEST(RecordContext, RunInContextRetriesAConflictWithAFreshState) {
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
   db.run([](fdb::Transaction& tr) { tr.set("x", "0"); });
   int attempts = 0;
   std::vector<uint16_t> firstLocalVersions;
@@ -172,7 +173,7 @@ TEST(RecordContext, RunInContextRetriesAConflictWithAFreshState) {
 }
 
 TEST(RecordContext, RunInContextRethrowsWhatIsNotRetryable) {
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
   int attempts = 0;
   EXPECT_THROW(rl::runInContext(db,
                                 [&](RecordContext&) {

@@ -217,7 +217,7 @@ TEST_F(RecordStoreIndexTest, NewIndexIsDisabledOnAStoreOfMoreThan200Records) {
             "\x15\x02"s);
 
   // The user's hook may choose WRITE_ONLY instead.
-  db = fdb::Database::open("memory:");
+  db = rl::tests::openTestDatabase();
   metaData = old;
   withStore([&](RecordStore& store) {
     for (int i = 0; i < 201; ++i) store.saveRecord(makeOrder(i, "n", i));

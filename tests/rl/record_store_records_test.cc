@@ -245,7 +245,7 @@ TEST_F(RecordStoreRecordsTest, DeleteRecordsWhereClearsRecordsAndMatchingIndexRa
   // An index whose key does not start with the primary key's first column cannot follow.
   RecordMetaDataBuilder other(Order::descriptor()->file());
   metaData = other.build();  // Order$name does not start with id
-  db = fdb::Database::open("memory:");
+  db = rl::tests::openTestDatabase();
   withStore([](RecordStore& store) {
     store.saveRecord(makeOrder(1, "x"));
     EXPECT_THROW(store.deleteRecordsWhere(fdb::Tuple{1}), DeleteRecordsWhereException);

@@ -14,6 +14,7 @@
 #include "rl/record_context.h"
 #include "rl/record_store.h"
 #include "store_test_records.pb.h"
+#include "test_database.h"
 
 namespace rl::store_test {
 
@@ -36,7 +37,7 @@ inline rl::store_test::Order makeOrder(int64_t id, std::string name, int64_t pri
 
 class RecordStoreTest : public ::testing::Test {
  protected:
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
   RecordMetaData metaData = testMetaData();
 
   template <typename F>

@@ -14,6 +14,7 @@
 #include "rl/record_context.h"
 #include "rl/record_core_exception.h"
 #include "rl/record_version.h"
+#include "test_database.h"
 
 namespace {
 
@@ -36,7 +37,7 @@ Bytes patterned(size_t size) {
 
 class SplitHelperTest : public ::testing::Test {
  protected:
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
 
   std::vector<fdb::KeyValue> allKeys() {
     return db.run([](fdb::Transaction& tr) { return tr.getRangeAll(fdb::KeyRange{"", "\xff"}); });

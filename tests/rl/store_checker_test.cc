@@ -103,6 +103,7 @@ TEST_F(StoreCheckerTest, SmallBudgetsTakeManyTransactionsAndFindTheSame) {
 TEST_F(StoreCheckerTest, StepsThatFailAreRetriedWithoutCountingTwice) {
   // Reads fail with transaction_too_old at random, in the middle of steps; run() retries
   // them and the report is the same as on a database without faults.
+  RL_SKIP_UNLESS_EMBEDDED_ENGINE("fault injection through fdb::EngineOptions");
   saveHealthyStore(30);
   rawClear(key(fdb::Tuple{2, "Order$name", "order-7", 7}));
   const std::vector<fdb::KeyValue> contents = allKeyValues();
@@ -110,7 +111,7 @@ TEST_F(StoreCheckerTest, StepsThatFailAreRetriedWithoutCountingTwice) {
   faulty.faults.enabled = true;
   faulty.faults.seed = 7;
   faulty.faults.readVersionTooOld = 0.05;
-  db = fdb::Database::open("memory:", faulty);
+  db = rl::tests::openTestDatabase(faulty);
   for (const fdb::KeyValue& row : contents) rawSet(row.key, row.value);
   CheckOptions small;
   small.maxItemsPerTransaction = 4;

@@ -32,6 +32,7 @@
 #include "rl/record_store.h"
 #include "rl/store_checker.h"
 #include "store_test_records.pb.h"
+#include "test_database.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define RL_FAULT_TEST_SANITIZED 1
@@ -110,8 +111,9 @@ class StoreFaultsTest : public ::testing::Test {
 };
 
 TEST_F(StoreFaultsTest, StoreStaysConsistentUnderInjectedFaults) {
+  RL_SKIP_UNLESS_EMBEDDED_ENGINE("fault injection through fdb::EngineOptions");
   const int transactions = transactionCount();
-  fdb::Database db = fdb::Database::open("memory:", faultPlan(20240611));
+  fdb::Database db = rl::tests::openTestDatabase(faultPlan(20240611));
   std::mt19937_64 random(42);
   auto uniform = [&](int64_t low, int64_t high) {
     return std::uniform_int_distribution<int64_t>(low, high)(random);

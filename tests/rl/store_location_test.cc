@@ -6,13 +6,14 @@
 
 #include "fdb/database.h"
 #include "fdb/error.h"
+#include "test_database.h"
 
 namespace {
 
 using rl::StoreLocation;
 
 TEST(StoreLocation, RawAndTuplePrefixesNeedNoReads) {
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
   fdb::Transaction tr = db.createTransaction();
   StoreLocation raw = StoreLocation::rawPrefix(std::string("\xfe\x01", 2));
   EXPECT_EQ(raw.resolve(tr).key(), std::string("\xfe\x01", 2));
@@ -28,7 +29,7 @@ TEST(StoreLocation, RawAndTuplePrefixesNeedNoReads) {
 }
 
 TEST(StoreLocation, DirectoryLocationsAreTheDirectoryPrefixThenTheTuple) {
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
   StoreLocation orders = StoreLocation::directory({"app", "orders"}, fdb::Tuple{42});
   EXPECT_FALSE(orders.knownPrefix().has_value());
   EXPECT_EQ(orders.describe(), "directory /app/orders + (42,)");
@@ -52,7 +53,7 @@ TEST(StoreLocation, DirectoryLocationsAreTheDirectoryPrefixThenTheTuple) {
 }
 
 TEST(StoreLocation, AppendPrefixAppendsWhatResolveReturns) {
-  fdb::Database db = fdb::Database::open("memory:");
+  fdb::Database db = rl::tests::openTestDatabase();
   for (const StoreLocation& location :
        {StoreLocation::rawPrefix(std::string("\xfe\x01", 2)),
         StoreLocation::tuple(fdb::Tuple{"app", 5}),
