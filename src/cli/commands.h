@@ -29,6 +29,9 @@ void addCheckCommand(CLI::App& app);
 // `rl keys`: every raw key under a record store, annotated with the layout.
 void addKeysCommand(CLI::App& app);
 
+// `rl backup` and `rl restore`: a record store, or the whole database, to a file and back.
+void addBackupCommands(CLI::App& app);
+
 // --db and --path, the options every record-store command takes (store.h).
 struct StoreArguments;
 void addStoreArguments(CLI::App* command, StoreArguments& args);
