@@ -31,6 +31,7 @@
 #include "rl/index_fetch_method.h"
 #include "rl/record_context.h"
 #include "rl/record_store.h"
+#include "rl/record_store_exception.h"
 #include "rl/tuple_range.h"
 #include "store.h"
 #include "tuple_argument.h"
@@ -190,17 +191,21 @@ void runIndexScan(const StoreArguments& args, const IndexScanOptions& indexOptio
         fmt::format("no index {} (the store's indexes: {})", indexOptions.index,
                     names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
   }
-  printPaged(db, location, metaData, options,
-             [&](RecordStore& store, const std::optional<fdb::Bytes>& continuation,
-                 const ScanProperties& properties, std::vector<std::string>& rows) {
-               CursorPtr<FetchedRecord> cursor = store.scanIndexRecords(
-                   indexOptions.index, range, continuation, properties, method);
-               auto result = cursor->next();
-               for (; result.hasValue(); result = cursor->next()) {
-                 rows.push_back(recordToJson(*result.value().record->record));
-               }
-               return result.continuation();
-             });
+  try {
+    printPaged(db, location, metaData, options,
+               [&](RecordStore& store, const std::optional<fdb::Bytes>& continuation,
+                   const ScanProperties& properties, std::vector<std::string>& rows) {
+                 CursorPtr<FetchedRecord> cursor = store.scanIndexRecords(
+                     indexOptions.index, range, continuation, properties, method);
+                 auto result = cursor->next();
+                 for (; result.hasValue(); result = cursor->next()) {
+                   rows.push_back(recordToJson(*result.value().record->record));
+                 }
+                 return result.continuation();
+               });
+  } catch (const ScanNonReadableIndexException& e) {
+    throw ScanNonReadableIndexException(std::string(e.what()) + "; rl index build builds it");
+  }
 }
 
 }  // namespace
@@ -239,8 +244,8 @@ void addRecordCommands(CLI::App& app) {
                    "continuation)");
   scan->callback([args, options] { runScan(*args, *options); });
 
-  CLI::App* index =
-      app.add_subcommand("index", "Index scans: the records an index points to, in its order");
+  CLI::App* index = app.add_subcommand(
+      "index", "Indexes: scan the records an index points to, in its order; build one");
   index->require_subcommand(1);
   auto indexOptions = std::make_shared<IndexScanOptions>();
   CLI::App* indexScan = index->add_subcommand(
@@ -267,6 +272,7 @@ void addRecordCommands(CLI::App& app) {
                         "stopped (its hex continuation)");
   indexScan->callback(
       [args, indexOptions, options] { runIndexScan(*args, *indexOptions, *options); });
+  addIndexBuildCommand(*index);
 }
 
 }  // namespace rl::cli

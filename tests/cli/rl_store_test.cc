@@ -14,6 +14,9 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
 #include "cli/run_rl.h"
 
 namespace rl::test {
@@ -247,6 +250,98 @@ TEST_F(RlStore, OpenCreatesThenEvolvesTheMetadata) {
   EXPECT_NE(info.find("  7               3  "), std::string::npos) << info;
   expectError({"index", "scan"}, {"Order$customer"},
               "no index Order$customer (the store's indexes: Order$price)");
+}
+
+// NDJSON for orders 1..count with customers c00..c12 (id % 13), so a customer index is in
+// (customer, id) order.
+std::string ordersWithCustomers(int count) {
+  std::string lines;
+  for (int id = 1; id <= count; ++id) {
+    lines += fmt::format("{{\"id\": {}, \"price\": {}, \"customer\": \"c{:02}\"}}\n", id, id * 10,
+                         id % 13);
+  }
+  return lines;
+}
+
+TEST_F(RlStore, IndexBuildBuildsAnIndexOpenLeftDisabled) {
+  create();
+  load(ordersWithCustomers(1'000));
+  const std::string proto = file("orders.proto");
+  const std::string store = "(\"shop\", \"orders\") in " + db_;
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto, "--index", "Order:customer"}),
+            "Updated the record store " + store +
+                ": metadata version 1 -> 2.\nNew index Order$customer: DISABLED\n");
+  const std::string disabled = ok({"store", "info"});
+  EXPECT_NE(disabled.find("  Order$customer  value  Order  field(customer)  no      DISABLED\n"),
+            std::string::npos)
+      << disabled;
+  expectError({"index", "scan"}, {"Order$customer"},
+              "Cannot scan non-readable index Order$customer (DISABLED); rl index build builds it");
+
+  EXPECT_EQ(ok({"index", "build"}, {"Order$customer", "--records-per-transaction", "300"}),
+            "Built the index Order$customer of the record store " + store +
+                ": 1,000 records scanned (1,000 indexed) in 4 transactions; it is READABLE.\n");
+  const std::string readable = ok({"store", "info"});
+  EXPECT_NE(readable.find("  Order$customer  value  Order  field(customer)  no      READABLE\n"),
+            std::string::npos)
+      << readable;
+  // The records of one customer, in primary-key order within it.
+  std::string expected;
+  for (int id = 3; id <= 1'000; id += 13) {
+    expected +=
+        fmt::format("{{\"id\":\"{}\",\"price\":\"{}\",\"customer\":\"c03\"}}\n", id, id * 10);
+  }
+  EXPECT_EQ(ok({"index", "scan"}, {"Order$customer", "--from", "\"c03\"", "--to", "\"c04\""}),
+            expected);
+  EXPECT_EQ(ok({"index", "scan"},
+               {"Order$customer", "--from", "\"c03\"", "--to", "\"c04\"", "--fetch", "remote"}),
+            expected);
+  // The whole index: every record once, by customer then id.
+  const std::string all = ok({"index", "scan"}, {"Order$customer"});
+  EXPECT_EQ(std::count(all.begin(), all.end(), '\n'), 1'000);
+  EXPECT_EQ(all.substr(0, all.find('\n') + 1),
+            "{\"id\":\"13\",\"price\":\"130\",\"customer\":\"c00\"}\n");
+  const std::string check = ok({"check"});
+  EXPECT_NE(check.find("Indexes checked: Order$customer, Order$price.\nNo problems.\n"),
+            std::string::npos)
+      << check;
+  EXPECT_EQ(ok({"index", "build"}, {"Order$customer"}),
+            "The index Order$customer of the record store " + store +
+                " is READABLE already: nothing to build.\n");
+
+  // --json, on a second new index, in the default 500 records a transaction.
+  ok({"store", "open"},
+     {"--proto", proto, "--index", "Order:customer", "--index", "Order:price,customer"});
+  const nlohmann::json built =
+      nlohmann::json::parse(ok({"index", "build"}, {"Order$price-customer", "--json"}));
+  EXPECT_EQ(built["store"], "(\"shop\", \"orders\")");
+  EXPECT_EQ(built["index"], "Order$price-customer");
+  EXPECT_EQ(built["state"], "READABLE");
+  EXPECT_EQ(built["already_readable"], false);
+  EXPECT_EQ(built["transactions"], 2);
+  EXPECT_EQ(built["records_scanned"], 1'000);
+  EXPECT_EQ(built["records_indexed"], 1'000);
+  EXPECT_EQ(built["uniqueness_violations"], 0);
+  EXPECT_NE(ok({"check"}).find("No problems."), std::string::npos);
+
+  expectError({"index", "build"}, {"Order$nope"},
+              "no index Order$nope (the store's indexes: Order$customer, Order$price, "
+              "Order$price-customer)");
+  expectError({"index", "build"}, {"Order$customer", "--records-per-transaction", "0"},
+              "--records-per-transaction 0: at least 1");
+}
+
+TEST_F(RlStore, IndexBuildOfAUniqueIndexTheRecordsViolate) {
+  create();
+  load(ordersWithCustomers(300));  // each customer has about 23 orders
+  EXPECT_NE(
+      ok({"store", "open"}, {"--proto", file("orders.proto"), "--unique-index", "Order:customer"})
+          .find("New index Order$customer: DISABLED"),
+      std::string::npos);
+  expectError({"index", "build"}, {"Order$customer"},
+              "unique index Order$customer: 300 records share a value with another record "
+              "(recorded as uniqueness violations); the index is built but stays WRITE_ONLY");
+  EXPECT_NE(ok({"store", "info"}).find("  yes     WRITE_ONLY\n"), std::string::npos);
 }
 
 TEST_F(RlStore, CreateTwiceFails) {
