@@ -206,6 +206,20 @@ TEST_F(RlStore, CreateWithMetadataOptions) {
   EXPECT_EQ(scanAll(), "{\"id\":\"1\",\"price\":\"5\",\"customer\":\"a\"}\n");
 }
 
+TEST_F(RlStore, CreateAndOpenTakeTheSameSchemaOptions) {
+  auto options = [](const std::string& command) {
+    RunResult r = runRl({"store", command, "--help"});
+    EXPECT_EQ(r.exitCode, 0);
+    return r.out.substr(r.out.find("Options:"));
+  };
+  const std::string create = options("create");
+  EXPECT_EQ(create, options("open"));
+  for (const char* option : {"--proto", "--import-dir", "--split-long-records",
+                             "--store-record-versions", "--index", "--unique-index", "--version"}) {
+    EXPECT_NE(create.find(option), std::string::npos) << option;
+  }
+}
+
 TEST_F(RlStore, BadMetadataOptions) {
   const std::string proto = file("orders.proto");
   expectError({"store", "create"}, {"--proto", proto, "--index", "Order"},
