@@ -486,6 +486,80 @@ TEST_F(RlStore, KeysAnnotatesTheLayout) {
   expectError({"keys"}, {"--limit", "-1"}, "--limit -1: a limit is 0 (every key) or more");
 }
 
+// Every line of `out` parsed as JSON.
+std::vector<nlohmann::json> jsonLines(const std::string& out) {
+  std::vector<nlohmann::json> lines;
+  size_t start = 0;
+  while (start < out.size()) {
+    const size_t end = out.find('\n', start);
+    lines.push_back(nlohmann::json::parse(out.substr(start, end - start)));
+    start = end + 1;
+  }
+  return lines;
+}
+
+TEST_F(RlStore, JsonOutputsForScripts) {
+  create();
+  const nlohmann::json loaded =
+      nlohmann::json::parse(ok({"load"}, {"--json", write("load.ndjson", orders(1, 5))}));
+  EXPECT_EQ(loaded["store"], "(\"shop\", \"orders\")");
+  EXPECT_EQ(loaded["type"], "Order");
+  EXPECT_EQ(loaded["records"], 5);
+  EXPECT_EQ(loaded["transactions"], 1);
+
+  // A record with its primary key, type and version (12 bytes, hex).
+  const nlohmann::json got = nlohmann::json::parse(ok({"get"}, {"--json", "2"}));
+  EXPECT_EQ(got["primary_key"], "(2,)");
+  EXPECT_EQ(got["type"], "Order");
+  EXPECT_TRUE(std::regex_match(got["version"].get<std::string>(), std::regex("[0-9a-f]{24}")));
+  EXPECT_EQ(got["record"]["id"], "2");
+  EXPECT_EQ(got["record"]["price"], "20");
+
+  // A scan: one envelope a line, the continuation as a last line on standard output.
+  RunResult first = rl({"scan"}, {"--json", "--limit", "3"});
+  EXPECT_EQ(first.exitCode, 0);
+  EXPECT_EQ(first.err, "");
+  std::vector<nlohmann::json> lines = jsonLines(first.out);
+  ASSERT_EQ(lines.size(), 4u) << first.out;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(lines[i]["primary_key"], "(" + std::to_string(i + 1) + ",)");
+    EXPECT_EQ(lines[i]["record"]["id"], std::to_string(i + 1));
+  }
+  EXPECT_EQ(lines[1]["version"], got["version"]);
+  const std::string continuation = lines[3]["continuation"];
+  lines = jsonLines(ok({"scan"}, {"--json", "--continuation", continuation}));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0]["primary_key"], "(4,)");
+  EXPECT_EQ(lines[1]["primary_key"], "(5,)");
+  EXPECT_FALSE(lines[1].contains("continuation"));
+
+  // An index scan adds the entry.
+  lines = jsonLines(ok({"index", "scan"}, {"Order$price", "--json", "--from", "30", "--reverse"}));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0]["index_entry"], "(50, 5)");
+  EXPECT_EQ(lines[0]["primary_key"], "(5,)");
+  EXPECT_EQ(lines[2]["index_entry"], "(30, 3)");
+
+  // Keys: the whole key printable (for rl kv), its tuple after the prefix, what it is.
+  lines = jsonLines(ok({"keys"}, {"--json", "--limit", "2"}));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0]["key"], "\\x02shop\\x00\\x02orders\\x00\\x14");
+  EXPECT_EQ(lines[0]["tuple"], "(0,)");
+  EXPECT_EQ(lines[0]["what"], "header");
+  EXPECT_EQ(lines[1]["tuple"], "(1, 1, -1)");
+  EXPECT_EQ(lines[1]["what"], "record (1,): version");
+
+  // A store that keeps no versions: null.
+  const std::string unversioned = R"(("shop", "unversioned"))";
+  EXPECT_EQ(rl({"store", "create"},
+               {"--proto", file("orders.proto"), "--store-record-versions", "false"}, unversioned)
+                .exitCode,
+            0);
+  EXPECT_EQ(rl({"load"}, {write("one.ndjson", orders(1, 1))}, unversioned).exitCode, 0);
+  const RunResult plain = rl({"get"}, {"--json", "1"}, unversioned);
+  EXPECT_TRUE(nlohmann::json::parse(plain.out)["version"].is_null()) << plain.out;
+}
+
 TEST_F(RlStore, LoadFromStandardInput) {
   create();
   RunResult r = runRl({"load", "--db", db_, "--path", kStore, "-"}, orders(1, 2));
