@@ -405,6 +405,8 @@ class RecordStore {
                 StoredRecord& info);
 
   std::shared_ptr<State> state_;
+
+  friend class OnlineIndexer;  // builds an index through the store's state
 };
 
 }  // namespace rl

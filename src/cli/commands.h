@@ -23,11 +23,18 @@ void addLoadCommand(CLI::App& app);
 // `rl get`, `rl delete` and `rl scan`: a record store's records, as JSON.
 void addRecordCommands(CLI::App& app);
 
+// `rl index build`: an index built from the records (rl::OnlineIndexer); added under the
+// `rl index` command that addRecordCommands makes.
+void addIndexBuildCommand(CLI::App& index);
+
 // `rl check`: the Record Layer's consistency check of a record store (rl::StoreChecker).
 void addCheckCommand(CLI::App& app);
 
 // `rl keys`: every raw key under a record store, annotated with the layout.
 void addKeysCommand(CLI::App& app);
+
+// `rl backup` and `rl restore`: a record store, or the whole database, to a file and back.
+void addBackupCommands(CLI::App& app);
 
 // --db and --path, the options every record-store command takes (store.h).
 struct StoreArguments;

@@ -1,9 +1,10 @@
 // `rl keys`: every raw key under a record store, as the tuple after the store's prefix and
 // what it is in the Record Layer's layout (docs/format.md; FDBRecordStoreKeyspace).
 //
-//   rl keys --db file:/tmp/shop --path '("shop", "orders")' [--limit N]
+//   rl keys --db file:/tmp/shop --path '("shop", "orders")' [--limit N] [--json]
 //
-// One key a line: "(1, 42, 0)  record (42,)". Reads in transactions of at most 1,000 keys.
+// One key a line: "(1, 42, 0)  record (42,)" (with --json, an object a line). Reads in
+// transactions of at most 1,000 keys.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "fdb/bytes.h"
@@ -63,6 +65,24 @@ std::string describe(const fdb::Tuple& suffix) {
   return "unknown";
 }
 
+// --json: {"key": the whole key, printable; "tuple": the suffix's tuple (absent when it is
+// not one); "what": what it is}.
+std::string keyJson(std::string_view key, std::string_view suffix) {
+  nlohmann::ordered_json out = {{"key", fdb::printable(key)}};
+  try {
+    const fdb::Tuple tuple = fdb::Tuple::unpack(suffix);
+    out["tuple"] = fdb::formatTuple(tuple);
+    try {
+      out["what"] = describe(tuple);
+    } catch (const fdb::Error&) {
+      out["what"] = "unknown";
+    }
+  } catch (const fdb::Error&) {
+    out["what"] = "not a tuple";
+  }
+  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 std::string keyLine(std::string_view suffix) {
   try {
     const fdb::Tuple tuple = fdb::Tuple::unpack(suffix);
@@ -78,7 +98,7 @@ std::string keyLine(std::string_view suffix) {
   }
 }
 
-void runKeys(const StoreArguments& args, int limit) {
+void runKeys(const StoreArguments& args, int limit, bool json) {
   if (limit < 0) {
     throw std::invalid_argument(fmt::format("--limit {}: a limit is 0 (every key) or more", limit));
   }
@@ -93,7 +113,8 @@ void runKeys(const StoreArguments& args, int limit) {
     std::vector<fdb::KeyValue> rows =
         db.run([&](fdb::Transaction& tr) { return tr.getRangeAll(range, batch); });
     for (const fdb::KeyValue& row : rows) {
-      fmt::print("{}\n", keyLine(std::string_view(row.key).substr(prefix.size())));
+      const std::string_view suffix = std::string_view(row.key).substr(prefix.size());
+      fmt::print("{}\n", json ? keyJson(row.key, suffix) : keyLine(suffix));
     }
     printed += static_cast<int64_t>(rows.size());
     if (static_cast<int>(rows.size()) < batch) return;
@@ -114,7 +135,11 @@ void addKeysCommand(CLI::App& app) {
   addStoreArguments(keys, *args);
   keys->add_option("--limit", *limit, "At most this many keys; 0 for every key")
       ->capture_default_str();
-  keys->callback([args, limit] { runKeys(*args, *limit); });
+  auto json = std::make_shared<bool>(false);
+  keys->add_flag("--json", *json,
+                 "One JSON object a line: {\"key\" (printable), \"tuple\" (after the prefix), "
+                 "\"what\"}");
+  keys->callback([args, limit, json] { runKeys(*args, *limit, *json); });
 }
 
 }  // namespace rl::cli

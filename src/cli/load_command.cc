@@ -45,6 +45,7 @@ struct LoadOptions {
   std::optional<std::string> type;
   std::string file;
   int64_t fromLine = 1;  // lines before it are skipped (resuming a load that stopped)
+  bool json = false;     // the summary as JSON
 };
 
 // A record parsed from a line, waiting for its batch to commit.
@@ -168,7 +169,16 @@ class Loader {
   int64_t transactions_ = 0;
 };
 
-void printSummary(const StoreArguments& args, const RecordType& type, const Loader& loader) {
+void printSummary(const StoreArguments& args, const RecordType& type, const Loader& loader,
+                  bool json) {
+  if (json) {
+    const nlohmann::ordered_json out = {{"store", fdb::formatTuple(storeTuple(args))},
+                                        {"type", type.name()},
+                                        {"records", loader.saved()},
+                                        {"transactions", loader.transactions()}};
+    fmt::print("{}\n", out.dump(2));
+    return;
+  }
   fmt::print("Loaded {} {} record{} into {} in {} transaction{}.\n", groupDigits(loader.saved()),
              type.name(), loader.saved() == 1 ? "" : "s", fdb::formatTuple(storeTuple(args)),
              groupDigits(loader.transactions()), loader.transactions() == 1 ? "" : "s");
@@ -257,7 +267,7 @@ void runLoad(const StoreArguments& args, const LoadOptions& options) {
     Loader loader(db, location, metaData, "element");
     loadArray(*in, *prototype, type, loader, options.fromLine);
     loader.flush();
-    printSummary(args, type, loader);
+    printSummary(args, type, loader, options.json);
     return;
   }
   Loader loader(db, location, metaData, "line");
@@ -279,7 +289,7 @@ void runLoad(const StoreArguments& args, const LoadOptions& options) {
     progress->update(fileSize, fmt::format("bytes, {} records saved", groupDigits(loader.saved())));
     progress->finish();
   }
-  printSummary(args, type, loader);
+  printSummary(args, type, loader, options.json);
 }
 
 }  // namespace
@@ -298,6 +308,8 @@ void addLoadCommand(CLI::App& app) {
                    "Start at this line of the file (resuming a load that stopped at it), lines "
                    "counted from 1; in a JSON array, at this element")
       ->capture_default_str();
+  load->add_flag("--json", options->json,
+                 "Print the summary as JSON: {\"store\", \"type\", \"records\", \"transactions\"}");
   load->add_option("file", options->file, "The NDJSON file, or - for standard input")->required();
   load->callback([args, options] { runLoad(*args, *options); });
 }

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   rl::cli::addRecordCommands(app);
   rl::cli::addCheckCommand(app);
   rl::cli::addKeysCommand(app);
+  rl::cli::addBackupCommands(app);
   rl::cli::addKvCommand(app);
   rl::cli::addTupleCommand(app);
 

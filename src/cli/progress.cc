@@ -13,20 +13,22 @@ namespace rl::cli {
 
 Progress::Progress(std::string what, int64_t total)
     : what_(std::move(what)),
-      total_(std::max<int64_t>(total, 1)),
+      total_(std::max<int64_t>(total, 0)),
       terminal_(::isatty(STDERR_FILENO) == 1) {}
 
 Progress::~Progress() { finish(); }
 
 void Progress::update(int64_t done, const std::string& note) {
-  done_ = std::clamp<int64_t>(done, 0, total_);
+  done_ = total_ == 0 ? std::max<int64_t>(done, 0) : std::clamp<int64_t>(done, 0, total_);
   note_ = note;
   if (terminal_) {
     const auto now = std::chrono::steady_clock::now();
-    if (now - lastDraw_ < std::chrono::milliseconds(50) && done_ < total_) return;
+    if (now - lastDraw_ < std::chrono::milliseconds(50) && (total_ == 0 || done_ < total_)) {
+      return;
+    }
     lastDraw_ = now;
     draw();
-  } else {
+  } else if (total_ > 0) {
     const int quarters = static_cast<int>(done_ * 4 / total_);
     if (quarters <= quartersShown_) return;
     quartersShown_ = quarters;
@@ -40,17 +42,24 @@ void Progress::finish() {
   if (terminal_) {
     draw();
     fmt::print(stderr, "\n");
-  } else if (quartersShown_ < 4 && done_ == total_) {
+  } else if (total_ == 0 || (quartersShown_ < 4 && done_ == total_)) {
     draw();
   }
   std::fflush(stderr);
 }
 
 void Progress::draw() {
-  const std::string count = fmt::format("{}/{}", groupDigits(done_), groupDigits(total_));
+  const std::string count = total_ == 0
+                                ? groupDigits(done_)
+                                : fmt::format("{}/{}", groupDigits(done_), groupDigits(total_));
   const std::string note = note_.empty() ? "" : "  " + note_;
   if (!terminal_) {
     fmt::print(stderr, "{}: {}{}\n", what_, count, note);
+    return;
+  }
+  if (total_ == 0) {
+    fmt::print(stderr, "\r{}: {}{}\x1b[K", what_, count, note);
+    std::fflush(stderr);
     return;
   }
   constexpr int kWidth = 30;

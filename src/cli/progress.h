@@ -2,7 +2,8 @@
 //
 // On a terminal it is a bar redrawn in place (at most 20 times a second) and finished with a
 // newline; elsewhere (a pipe, a file, a test) it is plain text: one line at each quarter,
-// so logs stay readable.
+// so logs stay readable. With an unknown total (0) it is a count without a bar on a
+// terminal, and one line at the end elsewhere.
 //
 //   Progress progress("saving orders", total);
 //   for (...) { ...; progress.update(done, fmt::format("{} MB", mb)); }
@@ -19,6 +20,7 @@ namespace rl::cli {
 
 class Progress {
  public:
+  // `total` 0 (or less): not known in advance.
   Progress(std::string what, int64_t total);
   ~Progress();  // finish()es
 
@@ -31,7 +33,7 @@ class Progress {
   void draw();
 
   std::string what_;
-  int64_t total_;
+  int64_t total_;  // 0: unknown
   int64_t done_ = 0;
   std::string note_;
   bool terminal_;

@@ -6,6 +6,9 @@
 //   rl scan --db file:/tmp/shop --path '("shop", "orders")' --limit 100 [--reverse]
 //           [--continuation HEX]
 //
+// With --json, each record comes with its primary key, type and version (and an index scan's
+// entry), and a --limit continuation is a last line on standard output.
+//
 // A scan prints one record a line (NDJSON). It runs in transactions of at most 1,000 records,
 // each resuming from the last one's continuation, so a scan of any size stays inside
 // FoundationDB's five seconds. With --limit, when the scan stopped before the end, the
@@ -22,6 +25,7 @@
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "fdb/tuple_text.h"
@@ -31,6 +35,7 @@
 #include "rl/index_fetch_method.h"
 #include "rl/record_context.h"
 #include "rl/record_store.h"
+#include "rl/record_store_exception.h"
 #include "rl/tuple_range.h"
 #include "store.h"
 #include "tuple_argument.h"
@@ -56,7 +61,22 @@ fdb::Tuple parsePrimaryKey(const std::string& text) {
   return parseTupleOrElement(text, "primary key");
 }
 
-void runGet(const StoreArguments& args, const std::string& keyText) {
+// --json: a record with what the store knows of it, as one line of JSON:
+// {"primary_key": "(2,)", "type": "Order", "version": "<24 hex digits>" or null,
+//  "record": {...}}, and for an index scan "index_entry": the entry's key tuple first.
+std::string recordEnvelope(const LoadedRecord& record,
+                           const std::optional<fdb::Tuple>& indexEntry = std::nullopt) {
+  nlohmann::ordered_json out;
+  if (indexEntry) out["index_entry"] = fdb::formatTuple(*indexEntry);
+  out["primary_key"] = fdb::formatTuple(record.primaryKey);
+  out["type"] = record.recordType != nullptr ? record.recordType->name() : "";
+  out["version"] = record.version ? nlohmann::ordered_json(toHex(record.version->toBytes()))
+                                  : nlohmann::ordered_json(nullptr);
+  out["record"] = nlohmann::ordered_json::parse(recordToJson(*record.record));
+  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+void runGet(const StoreArguments& args, const std::string& keyText, bool json) {
   const StoreLocation location = storeLocation(args);
   const fdb::Tuple primaryKey = parsePrimaryKey(keyText);
   fdb::Database db = openStoreDatabase(args);
@@ -68,7 +88,7 @@ void runGet(const StoreArguments& args, const std::string& keyText) {
     throw std::runtime_error(
         fmt::format("no record with primary key {}", fdb::formatTuple(primaryKey)));
   }
-  fmt::print("{}\n", recordToJson(*record->record));
+  fmt::print("{}\n", json ? recordEnvelope(*record) : recordToJson(*record->record));
 }
 
 void runDelete(const StoreArguments& args, const std::string& keyText) {
@@ -90,6 +110,7 @@ struct ScanOptions {
   int limit = 0;
   bool reverse = false;
   std::optional<std::string> continuation;
+  bool json = false;  // envelopes, and the continuation as a last line on standard output
 };
 
 // Throws std::invalid_argument for a negative --limit or a --continuation that is not hex.
@@ -129,8 +150,13 @@ void printPaged(fdb::Database& db, const StoreLocation& location, const RecordMe
     if (next.isEnd()) return;
     continuation = next.toBytes();
     if (options.limit != 0 && printed >= options.limit) {
+      const std::string hex = toHex(continuation.value_or(fdb::Bytes()));
+      if (options.json) {
+        fmt::print("{}\n", nlohmann::ordered_json{{"continuation", hex}}.dump());
+        return;
+      }
       std::fflush(stdout);
-      fmt::print(stderr, "continuation: {}\n", toHex(continuation.value_or(fdb::Bytes())));
+      fmt::print(stderr, "continuation: {}\n", hex);
       return;
     }
   }
@@ -142,13 +168,14 @@ void runScan(const StoreArguments& args, const ScanOptions& options) {
   fdb::Database db = openStoreDatabase(args);
   const RecordMetaData metaData = loadStoreMetaData(db, args);
   printPaged(db, location, metaData, options,
-             [](RecordStore& store, const std::optional<fdb::Bytes>& continuation,
-                const ScanProperties& properties, std::vector<std::string>& rows) {
+             [&](RecordStore& store, const std::optional<fdb::Bytes>& continuation,
+                 const ScanProperties& properties, std::vector<std::string>& rows) {
                CursorPtr<LoadedRecord> cursor =
                    store.scanRecords(TupleRange::all(), continuation, properties);
                auto result = cursor->next();
                for (; result.hasValue(); result = cursor->next()) {
-                 rows.push_back(recordToJson(*result.value().record));
+                 rows.push_back(options.json ? recordEnvelope(result.value())
+                                             : recordToJson(*result.value().record));
                }
                return result.continuation();
              });
@@ -190,17 +217,24 @@ void runIndexScan(const StoreArguments& args, const IndexScanOptions& indexOptio
         fmt::format("no index {} (the store's indexes: {})", indexOptions.index,
                     names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
   }
-  printPaged(db, location, metaData, options,
-             [&](RecordStore& store, const std::optional<fdb::Bytes>& continuation,
-                 const ScanProperties& properties, std::vector<std::string>& rows) {
-               CursorPtr<FetchedRecord> cursor = store.scanIndexRecords(
-                   indexOptions.index, range, continuation, properties, method);
-               auto result = cursor->next();
-               for (; result.hasValue(); result = cursor->next()) {
-                 rows.push_back(recordToJson(*result.value().record->record));
-               }
-               return result.continuation();
-             });
+  try {
+    printPaged(
+        db, location, metaData, options,
+        [&](RecordStore& store, const std::optional<fdb::Bytes>& continuation,
+            const ScanProperties& properties, std::vector<std::string>& rows) {
+          CursorPtr<FetchedRecord> cursor =
+              store.scanIndexRecords(indexOptions.index, range, continuation, properties, method);
+          auto result = cursor->next();
+          for (; result.hasValue(); result = cursor->next()) {
+            const FetchedRecord& fetched = result.value();
+            rows.push_back(options.json ? recordEnvelope(*fetched.record, fetched.entry.key())
+                                        : recordToJson(*fetched.record->record));
+          }
+          return result.continuation();
+        });
+  } catch (const ScanNonReadableIndexException& e) {
+    throw ScanNonReadableIndexException(std::string(e.what()) + "; rl index build builds it");
+  }
 }
 
 }  // namespace
@@ -214,7 +248,11 @@ void addRecordCommands(CLI::App& app) {
   get->add_option("primary_key", *key,
                   "The primary key: a tuple, '(\"eu\", 42)', or one element alone, 42")
       ->required();
-  get->callback([args, key] { runGet(*args, *key); });
+  auto getJson = std::make_shared<bool>(false);
+  get->add_flag("--json", *getJson,
+                "Print {\"primary_key\", \"type\", \"version\", \"record\"} instead of the "
+                "record alone");
+  get->callback([args, key, getJson] { runGet(*args, *key, *getJson); });
 
   CLI::App* remove =
       app.add_subcommand("delete", "Delete the record with a primary key and its index entries");
@@ -237,10 +275,13 @@ void addRecordCommands(CLI::App& app) {
   scan->add_option("--continuation", options->continuation,
                    "Resume where an earlier scan with the same --reverse stopped (its hex "
                    "continuation)");
+  scan->add_flag("--json", options->json,
+                 "Each record as {\"primary_key\", \"type\", \"version\", \"record\"}; "
+                 "with --limit, the continuation as a last line {\"continuation\": HEX}");
   scan->callback([args, options] { runScan(*args, *options); });
 
-  CLI::App* index =
-      app.add_subcommand("index", "Index scans: the records an index points to, in its order");
+  CLI::App* index = app.add_subcommand(
+      "index", "Indexes: scan the records an index points to, in its order; build one");
   index->require_subcommand(1);
   auto indexOptions = std::make_shared<IndexScanOptions>();
   CLI::App* indexScan = index->add_subcommand(
@@ -265,8 +306,13 @@ void addRecordCommands(CLI::App& app) {
   indexScan->add_option("--continuation", options->continuation,
                         "Resume where an earlier index scan with the same range and --reverse "
                         "stopped (its hex continuation)");
+  indexScan->add_flag("--json", options->json,
+                      "Each record as {\"index_entry\", \"primary_key\", \"type\", "
+                      "\"version\", \"record\"}; with --limit, the continuation as a last "
+                      "line {\"continuation\": HEX}");
   indexScan->callback(
       [args, indexOptions, options] { runIndexScan(*args, *indexOptions, *options); });
+  addIndexBuildCommand(*index);
 }
 
 }  // namespace rl::cli

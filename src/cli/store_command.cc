@@ -269,6 +269,29 @@ void runInfo(const StoreArguments& args, bool json) {
   table.print(stdout, 2);
 }
 
+// The schema file and the metadata options over it, which rl store create and rl store open
+// share.
+void addSchemaOptions(CLI::App* command, CreateOptions& options) {
+  command->add_option("--proto", options.proto, "The schema's .proto file")->required();
+  command->add_option("-I,--import-dir", options.importDirs,
+                      "Where the schema's imports are looked up (repeatable; the .proto's own "
+                      "directory always is)");
+  command->add_option("--split-long-records", options.splitLongRecords,
+                      "true or false: split records over 100,000 bytes across keys (default: the "
+                      ".proto's split_long_records)");
+  command->add_option("--store-record-versions", options.storeRecordVersions,
+                      "true or false: store each record's commit version (default: the .proto's "
+                      "store_record_versions)");
+  command->add_option("--index", options.indexes,
+                      "Add a VALUE index TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...] "
+                      "(repeatable)");
+  command->add_option("--unique-index", options.uniqueIndexes,
+                      "Add a unique VALUE index, as --index (repeatable)");
+  command->add_option("--version", options.version,
+                      "The metadata version (default: one per index); rl store open needs it "
+                      "above the stored one for a changed schema");
+}
+
 }  // namespace
 
 void addStoreArguments(CLI::App* command, StoreArguments& args) {
@@ -294,41 +317,16 @@ void addStoreCommand(CLI::App& app) {
       "primary keys and indexes), keep the metadata in the store's metadata store, write the "
       "store's header");
   addStoreArguments(create, *args);
-  create->add_option("--proto", options->proto, "The schema's .proto file")->required();
-  create->add_option("-I,--import-dir", options->importDirs,
-                     "Where the schema's imports are looked up (repeatable; the .proto's own "
-                     "directory always is)");
-  create->add_option("--split-long-records", options->splitLongRecords,
-                     "true or false: split records over 100,000 bytes across keys (default: the "
-                     ".proto's split_long_records)");
-  create->add_option("--store-record-versions", options->storeRecordVersions,
-                     "true or false: store each record's commit version (default: the .proto's "
-                     "store_record_versions)");
-  create->add_option("--index", options->indexes,
-                     "Add a VALUE index TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...] "
-                     "(repeatable)");
-  create->add_option("--unique-index", options->uniqueIndexes,
-                     "Add a unique VALUE index, as --index (repeatable)");
-  create->add_option("--version", options->version,
-                     "The metadata version (default: one per index)");
+  addSchemaOptions(create, *options);
   create->callback([args, options] { runCreate(*args, *options); });
 
   CLI::App* open = store->add_subcommand(
       "open",
       "Open a record store with a schema: create it when there is none, else make this schema "
       "its metadata (a higher version; new indexes are built at once on stores of at most 200 "
-      "records, else DISABLED; removed indexes are cleared)");
+      "records, else DISABLED, for rl index build; removed indexes are cleared)");
   addStoreArguments(open, *args);
-  open->add_option("--proto", options->proto, "The schema's .proto file")->required();
-  open->add_option("-I,--import-dir", options->importDirs,
-                   "Where the schema's imports are looked up (repeatable)");
-  open->add_option("--split-long-records", options->splitLongRecords, "As for create");
-  open->add_option("--store-record-versions", options->storeRecordVersions, "As for create");
-  open->add_option("--index", options->indexes, "As for create (repeatable)");
-  open->add_option("--unique-index", options->uniqueIndexes, "As for create (repeatable)");
-  open->add_option("--version", options->version,
-                   "The metadata version (default: one per index); above the stored one for a "
-                   "changed schema");
+  addSchemaOptions(open, *options);
   open->callback([args, options] { runOpen(*args, *options); });
 
   auto json = std::make_shared<bool>(false);

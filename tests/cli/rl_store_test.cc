@@ -14,6 +14,9 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
 #include "cli/run_rl.h"
 
 namespace rl::test {
@@ -203,6 +206,20 @@ TEST_F(RlStore, CreateWithMetadataOptions) {
   EXPECT_EQ(scanAll(), "{\"id\":\"1\",\"price\":\"5\",\"customer\":\"a\"}\n");
 }
 
+TEST_F(RlStore, CreateAndOpenTakeTheSameSchemaOptions) {
+  auto options = [](const std::string& command) {
+    RunResult r = runRl({"store", command, "--help"});
+    EXPECT_EQ(r.exitCode, 0);
+    return r.out.substr(r.out.find("Options:"));
+  };
+  const std::string create = options("create");
+  EXPECT_EQ(create, options("open"));
+  for (const char* option : {"--proto", "--import-dir", "--split-long-records",
+                             "--store-record-versions", "--index", "--unique-index", "--version"}) {
+    EXPECT_NE(create.find(option), std::string::npos) << option;
+  }
+}
+
 TEST_F(RlStore, BadMetadataOptions) {
   const std::string proto = file("orders.proto");
   expectError({"store", "create"}, {"--proto", proto, "--index", "Order"},
@@ -247,6 +264,98 @@ TEST_F(RlStore, OpenCreatesThenEvolvesTheMetadata) {
   EXPECT_NE(info.find("  7               3  "), std::string::npos) << info;
   expectError({"index", "scan"}, {"Order$customer"},
               "no index Order$customer (the store's indexes: Order$price)");
+}
+
+// NDJSON for orders 1..count with customers c00..c12 (id % 13), so a customer index is in
+// (customer, id) order.
+std::string ordersWithCustomers(int count) {
+  std::string lines;
+  for (int id = 1; id <= count; ++id) {
+    lines += fmt::format("{{\"id\": {}, \"price\": {}, \"customer\": \"c{:02}\"}}\n", id, id * 10,
+                         id % 13);
+  }
+  return lines;
+}
+
+TEST_F(RlStore, IndexBuildBuildsAnIndexOpenLeftDisabled) {
+  create();
+  load(ordersWithCustomers(1'000));
+  const std::string proto = file("orders.proto");
+  const std::string store = "(\"shop\", \"orders\") in " + db_;
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto, "--index", "Order:customer"}),
+            "Updated the record store " + store +
+                ": metadata version 1 -> 2.\nNew index Order$customer: DISABLED\n");
+  const std::string disabled = ok({"store", "info"});
+  EXPECT_NE(disabled.find("  Order$customer  value  Order  field(customer)  no      DISABLED\n"),
+            std::string::npos)
+      << disabled;
+  expectError({"index", "scan"}, {"Order$customer"},
+              "Cannot scan non-readable index Order$customer (DISABLED); rl index build builds it");
+
+  EXPECT_EQ(ok({"index", "build"}, {"Order$customer", "--records-per-transaction", "300"}),
+            "Built the index Order$customer of the record store " + store +
+                ": 1,000 records scanned (1,000 indexed) in 4 transactions; it is READABLE.\n");
+  const std::string readable = ok({"store", "info"});
+  EXPECT_NE(readable.find("  Order$customer  value  Order  field(customer)  no      READABLE\n"),
+            std::string::npos)
+      << readable;
+  // The records of one customer, in primary-key order within it.
+  std::string expected;
+  for (int id = 3; id <= 1'000; id += 13) {
+    expected +=
+        fmt::format("{{\"id\":\"{}\",\"price\":\"{}\",\"customer\":\"c03\"}}\n", id, id * 10);
+  }
+  EXPECT_EQ(ok({"index", "scan"}, {"Order$customer", "--from", "\"c03\"", "--to", "\"c04\""}),
+            expected);
+  EXPECT_EQ(ok({"index", "scan"},
+               {"Order$customer", "--from", "\"c03\"", "--to", "\"c04\"", "--fetch", "remote"}),
+            expected);
+  // The whole index: every record once, by customer then id.
+  const std::string all = ok({"index", "scan"}, {"Order$customer"});
+  EXPECT_EQ(std::count(all.begin(), all.end(), '\n'), 1'000);
+  EXPECT_EQ(all.substr(0, all.find('\n') + 1),
+            "{\"id\":\"13\",\"price\":\"130\",\"customer\":\"c00\"}\n");
+  const std::string check = ok({"check"});
+  EXPECT_NE(check.find("Indexes checked: Order$customer, Order$price.\nNo problems.\n"),
+            std::string::npos)
+      << check;
+  EXPECT_EQ(ok({"index", "build"}, {"Order$customer"}),
+            "The index Order$customer of the record store " + store +
+                " is READABLE already: nothing to build.\n");
+
+  // --json, on a second new index, in the default 500 records a transaction.
+  ok({"store", "open"},
+     {"--proto", proto, "--index", "Order:customer", "--index", "Order:price,customer"});
+  const nlohmann::json built =
+      nlohmann::json::parse(ok({"index", "build"}, {"Order$price-customer", "--json"}));
+  EXPECT_EQ(built["store"], "(\"shop\", \"orders\")");
+  EXPECT_EQ(built["index"], "Order$price-customer");
+  EXPECT_EQ(built["state"], "READABLE");
+  EXPECT_EQ(built["already_readable"], false);
+  EXPECT_EQ(built["transactions"], 2);
+  EXPECT_EQ(built["records_scanned"], 1'000);
+  EXPECT_EQ(built["records_indexed"], 1'000);
+  EXPECT_EQ(built["uniqueness_violations"], 0);
+  EXPECT_NE(ok({"check"}).find("No problems."), std::string::npos);
+
+  expectError({"index", "build"}, {"Order$nope"},
+              "no index Order$nope (the store's indexes: Order$customer, Order$price, "
+              "Order$price-customer)");
+  expectError({"index", "build"}, {"Order$customer", "--records-per-transaction", "0"},
+              "--records-per-transaction 0: at least 1");
+}
+
+TEST_F(RlStore, IndexBuildOfAUniqueIndexTheRecordsViolate) {
+  create();
+  load(ordersWithCustomers(300));  // each customer has about 23 orders
+  EXPECT_NE(
+      ok({"store", "open"}, {"--proto", file("orders.proto"), "--unique-index", "Order:customer"})
+          .find("New index Order$customer: DISABLED"),
+      std::string::npos);
+  expectError({"index", "build"}, {"Order$customer"},
+              "unique index Order$customer: 300 records share a value with another record "
+              "(recorded as uniqueness violations); the index is built but stays WRITE_ONLY");
+  EXPECT_NE(ok({"store", "info"}).find("  yes     WRITE_ONLY\n"), std::string::npos);
 }
 
 TEST_F(RlStore, CreateTwiceFails) {
@@ -375,6 +484,80 @@ TEST_F(RlStore, KeysAnnotatesTheLayout) {
             "(2, \"Order$price\", 20, 2)  index Order$price entry\n");
   EXPECT_EQ(ok({"keys"}, {"--limit", "2"}), "(0,)  header\n(1, 1, -1)  record (1,): version\n");
   expectError({"keys"}, {"--limit", "-1"}, "--limit -1: a limit is 0 (every key) or more");
+}
+
+// Every line of `out` parsed as JSON.
+std::vector<nlohmann::json> jsonLines(const std::string& out) {
+  std::vector<nlohmann::json> lines;
+  size_t start = 0;
+  while (start < out.size()) {
+    const size_t end = out.find('\n', start);
+    lines.push_back(nlohmann::json::parse(out.substr(start, end - start)));
+    start = end + 1;
+  }
+  return lines;
+}
+
+TEST_F(RlStore, JsonOutputsForScripts) {
+  create();
+  const nlohmann::json loaded =
+      nlohmann::json::parse(ok({"load"}, {"--json", write("load.ndjson", orders(1, 5))}));
+  EXPECT_EQ(loaded["store"], "(\"shop\", \"orders\")");
+  EXPECT_EQ(loaded["type"], "Order");
+  EXPECT_EQ(loaded["records"], 5);
+  EXPECT_EQ(loaded["transactions"], 1);
+
+  // A record with its primary key, type and version (12 bytes, hex).
+  const nlohmann::json got = nlohmann::json::parse(ok({"get"}, {"--json", "2"}));
+  EXPECT_EQ(got["primary_key"], "(2,)");
+  EXPECT_EQ(got["type"], "Order");
+  EXPECT_TRUE(std::regex_match(got["version"].get<std::string>(), std::regex("[0-9a-f]{24}")));
+  EXPECT_EQ(got["record"]["id"], "2");
+  EXPECT_EQ(got["record"]["price"], "20");
+
+  // A scan: one envelope a line, the continuation as a last line on standard output.
+  RunResult first = rl({"scan"}, {"--json", "--limit", "3"});
+  EXPECT_EQ(first.exitCode, 0);
+  EXPECT_EQ(first.err, "");
+  std::vector<nlohmann::json> lines = jsonLines(first.out);
+  ASSERT_EQ(lines.size(), 4u) << first.out;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(lines[i]["primary_key"], "(" + std::to_string(i + 1) + ",)");
+    EXPECT_EQ(lines[i]["record"]["id"], std::to_string(i + 1));
+  }
+  EXPECT_EQ(lines[1]["version"], got["version"]);
+  const std::string continuation = lines[3]["continuation"];
+  lines = jsonLines(ok({"scan"}, {"--json", "--continuation", continuation}));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0]["primary_key"], "(4,)");
+  EXPECT_EQ(lines[1]["primary_key"], "(5,)");
+  EXPECT_FALSE(lines[1].contains("continuation"));
+
+  // An index scan adds the entry.
+  lines = jsonLines(ok({"index", "scan"}, {"Order$price", "--json", "--from", "30", "--reverse"}));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0]["index_entry"], "(50, 5)");
+  EXPECT_EQ(lines[0]["primary_key"], "(5,)");
+  EXPECT_EQ(lines[2]["index_entry"], "(30, 3)");
+
+  // Keys: the whole key printable (for rl kv), its tuple after the prefix, what it is.
+  lines = jsonLines(ok({"keys"}, {"--json", "--limit", "2"}));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0]["key"], "\\x02shop\\x00\\x02orders\\x00\\x14");
+  EXPECT_EQ(lines[0]["tuple"], "(0,)");
+  EXPECT_EQ(lines[0]["what"], "header");
+  EXPECT_EQ(lines[1]["tuple"], "(1, 1, -1)");
+  EXPECT_EQ(lines[1]["what"], "record (1,): version");
+
+  // A store that keeps no versions: null.
+  const std::string unversioned = R"(("shop", "unversioned"))";
+  EXPECT_EQ(rl({"store", "create"},
+               {"--proto", file("orders.proto"), "--store-record-versions", "false"}, unversioned)
+                .exitCode,
+            0);
+  EXPECT_EQ(rl({"load"}, {write("one.ndjson", orders(1, 1))}, unversioned).exitCode, 0);
+  const RunResult plain = rl({"get"}, {"--json", "1"}, unversioned);
+  EXPECT_TRUE(nlohmann::json::parse(plain.out)["version"].is_null()) << plain.out;
 }
 
 TEST_F(RlStore, LoadFromStandardInput) {

@@ -225,6 +225,67 @@ TEST_F(StoreCheckerTest, VersionWithoutRecordAndBadVersionValue) {
   expectOnlyProblem(check(), CheckProblemKind::kBadSplit, bad);
 }
 
+TEST_F(StoreCheckerTest, ARecordWhoseDataIsGoneButItsVersionIsLeftIsNoRecord) {
+  // Record 3's value cleared, its inline version at (1, 3, -1) left: the Java Record Layer
+  // refuses to load it (FoundSplitWithoutStartException), so it is no record. The version is
+  // a bad split, the record is not counted, and its index entries dangle.
+  saveHealthyStore();
+  const fdb::Bytes version = key(fdb::Tuple{1, 3, -1});
+  ASSERT_TRUE(rawGet(version));
+  rawClear(key(fdb::Tuple{1, 3, 0}));
+  const CheckReport report = check();
+  EXPECT_EQ(report.recordsChecked, 11) << report.summary();  // 9 orders, large, customer
+  EXPECT_EQ(report.recordKeysScanned, 9 * 2 + 1 + 4 + 2);
+  EXPECT_EQ(report.indexEntriesExpected, 10 * 3);
+  EXPECT_EQ(report.indexEntriesScanned, 11 * 3);
+  ASSERT_EQ(report.problems.size(), 4u) << report.summary();
+  EXPECT_EQ(report.problems[0].kind, CheckProblemKind::kBadSplit);
+  EXPECT_EQ(report.problems[0].key, version);
+  EXPECT_NE(report.problems[0].message.find("a version without its record"), std::string::npos)
+      << report.summary();
+  const std::vector<fdb::Bytes> entries = {key(fdb::Tuple{2, "Order$name", "order-3", 3}),
+                                           key(fdb::Tuple{2, "Order$price", 30, 3}),
+                                           key(fdb::Tuple{2, "Order$email", "3@x", 3})};
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const CheckProblem& dangling = report.problems[i + 1];
+    EXPECT_EQ(dangling.kind, CheckProblemKind::kDanglingIndexEntry) << report.summary();
+    EXPECT_EQ(dangling.key, entries[i]) << report.summary();
+    EXPECT_NE(dangling.message.find("no record"), std::string::npos) << report.summary();
+  }
+
+  // The same report, but for the version's problem, once the version is cleared too.
+  rawClear(version);
+  const CheckReport cleared = check();
+  EXPECT_EQ(cleared.recordsChecked, 11) << cleared.summary();
+  ASSERT_EQ(cleared.problems.size(), 3u) << cleared.summary();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    EXPECT_EQ(cleared.problems[i].kind, CheckProblemKind::kDanglingIndexEntry);
+    EXPECT_EQ(cleared.problems[i].key, entries[i]);
+  }
+}
+
+TEST_F(StoreCheckerTest, ALoneVersionIsFoundWhenTheStepsAreSmall) {
+  // A version-only record in the middle, with budgets of a few records a step: it is never
+  // counted, whichever step reads it, and its entries dangle.
+  saveHealthyStore(40);
+  rawClear(key(fdb::Tuple{1, 20, 0}));
+  CheckOptions small;
+  small.maxItemsPerTransaction = 3;
+  small.batchSize = 4;
+  const CheckReport stepped = check(small);
+  const CheckReport whole = check();
+  EXPECT_GT(stepped.transactions, 10);
+  EXPECT_EQ(whole.recordsChecked, 41) << whole.summary();  // 39 orders, large, customer
+  EXPECT_EQ(stepped.recordsChecked, whole.recordsChecked);
+  EXPECT_EQ(whole.count(CheckProblemKind::kBadSplit), 1) << whole.summary();
+  EXPECT_EQ(whole.count(CheckProblemKind::kDanglingIndexEntry), 3) << whole.summary();
+  ASSERT_EQ(stepped.problems.size(), whole.problems.size()) << stepped.summary();
+  for (size_t i = 0; i < whole.problems.size(); ++i) {
+    EXPECT_EQ(stepped.problems[i].kind, whole.problems[i].kind);
+    EXPECT_EQ(stepped.problems[i].key, whole.problems[i].key);
+  }
+}
+
 TEST_F(StoreCheckerTest, RecordKeyWithoutSuffixOrWithAnUnknownOne) {
   saveHealthyStore();
   const fdb::Bytes bare = key(fdb::Tuple{1, 600});

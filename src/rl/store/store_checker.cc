@@ -364,6 +364,26 @@ class Step {
     return primaryKey;
   }
 
+  // Whether a record's rows hold any of its data: a record whose only key is its inline
+  // version at (pk, -1) is no record (the Java Record Layer's load throws
+  // FoundSplitWithoutStartException for it), so it is not counted and index entries pointing
+  // at it dangle. A key that does not decode counts as data: something is there.
+  bool hasData(const RecordRows& record) const {
+    if (currentLayout().legacyUnsuffixed()) return !record.rows.empty();
+    for (const fdb::KeyValue& row : record.rows) {
+      try {
+        const fdb::Tuple tuple = c_.recordsSubspace.unpack(row.key);
+        const bool version = tuple.size() == record.primaryKey.size() + 1 &&
+                             tuple[tuple.size() - 1].type() == fdb::TupleType::kInteger &&
+                             tuple[tuple.size() - 1].asInt() == kRecordVersionSuffix;
+        if (!version) return true;
+      } catch (const fdb::Error&) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   // Checks the layout of one record's rows and joins its data; nullopt when it is broken.
   // Problems are reported only when `report` (an index scan reads records silently: the
   // record phase reports them).
@@ -446,7 +466,8 @@ class Step {
     }
     if (!hasUnsplit && lastChunk == 0) {
       return fail(CheckProblemKind::kBadSplit, record.rows.front().key,
-                  "a version without its record");
+                  "a version without its record: no data key under its primary key, so no "
+                  "record (not counted; index entries pointing at it dangle)");
     }
     return out;
   }
@@ -624,7 +645,7 @@ class Step {
           break;
         }
         items_ += 1;
-        found_.recordsChecked += 1;
+        if (hasData(complete[i])) found_.recordsChecked += 1;
         std::optional<Assembled> assembled = assemble(complete[i], true);
         if (!assembled) continue;
         std::optional<ParsedRecord> record = parse(complete[i], std::move(*assembled), true);
@@ -648,7 +669,8 @@ class Step {
 
   // What a record gives one index, for checking entries against it.
   struct RecordFacts {
-    bool exists = false;
+    bool exists = false;       // it has data (a version alone is no record)
+    bool versionOnly = false;  // no data, but its inline version is there
     bool readable = false;
     bool covered = false;
     std::string typeName;
@@ -695,7 +717,10 @@ class Step {
     std::vector<ParsedRecord> parsed;
     for (RecordRows& record : rows) {
       RecordFacts& fact = facts[record.primaryKey];
-      if (record.rows.empty()) continue;
+      if (!hasData(record)) {
+        fact.versionOnly = !record.rows.empty();
+        continue;
+      }
       fact.exists = true;
       std::optional<Assembled> assembled = assemble(record, false);
       if (!assembled) continue;
@@ -826,8 +851,9 @@ class Step {
         }
         if (!fact.exists) {
           problem(CheckProblemKind::kDanglingIndexEntry, entry.key,
-                  fmt::format("index {} has an entry for primary key {}, which has no record",
-                              index.name(), printable(entry.primaryKey)));
+                  fmt::format("index {} has an entry for primary key {}, which has no record{}",
+                              index.name(), printable(entry.primaryKey),
+                              fact.versionOnly ? " (only its version is left)" : ""));
           continue;
         }
         if (!fact.readable) continue;  // the record phase reports the record
