@@ -17,6 +17,18 @@
 //                     the same directory tree (RL_BENCH_DIR, default the temporary directory)
 // and groupcommit64/{rl_durable,rocksdb_durable}: 64 threads committing set100 transactions
 // at once, reporting commits per WAL sync and commits per second.
+//
+// Cluster mode (RL_CLIENTBENCH_CLUSTER_FILE=<cluster file>): the C-API arms run on the
+// database that cluster file names, through the libfdb_c the backend picks by its own rules
+// (RL_FDB_C_LIBRARY, else the system's libfdb_c.so; include/fdbc/library.h), every key under
+// the run's prefix ("clientbench", <run id>), which is cleared before and after each arm and
+// at the end. A process loads one libfdb_c, so rl_c, rl_capi and rl_capi_delay250 (this
+// build's library) are left out; the arms are named after the library that was loaded:
+//   fdb_c             the C API called directly, waiting as a synchronous binding does
+//   fdb_capi          the FoundationDB backend (fdb:: over the C API)
+// or rl_c_prefixed and rl_capi_prefixed when it is this project's own library, allowed on
+// purpose with RL_FDB_C_ALLOW_EMBEDDED=1 (the embedded engine behind whatever the cluster
+// file names: how the mode is tested without a cluster). The other arms run as without it.
 // docs/benchmarks.md defines each workload's peer operation and how to read the output.
 //
 // Counters per iteration (= per transaction): p50/p90/p99 latency (ns), process CPU (ns),
@@ -35,18 +47,23 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "alloc_counter.h"
+#include "fdb/bytes.h"
 #include "fdb/database.h"
 #include "fdb/durable.h"
 #include "fdb/error.h"
+#include "fdb/tuple.h"
 #include "fdbc/client.h"
 #include "fdbc/library.h"
 
@@ -152,6 +169,108 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
+// ---- Cluster mode ---------------------------------------------------------------------
+//
+// RL_CLIENTBENCH_CLUSTER_FILE names the cluster file; RL_CLIENTBENCH_RUN_ID the run (default
+// "<unix seconds>-<pid>-<random>"). Every key the C-API arms write is the tuple
+// ("clientbench", <run id>, keyOf(i)), so they share a cluster with anything but this run.
+
+struct ClusterMode {
+  std::string clusterFile;
+  std::string runId;
+  std::string prefix;  // ("clientbench", <run id>) packed
+  fdb::fdbc::ClientLibraryInfo library;
+  std::string cArm;     // the arms' names, after the library: fdb_c or rl_c_prefixed
+  std::string capiArm;  // fdb_capi or rl_capi_prefixed
+};
+
+// Set in cluster mode (before any benchmark is registered).
+std::optional<ClusterMode> cluster;
+
+// Every key of the run: [prefix, prefix + 0xff).
+fdb::KeyRange clusterRange() { return fdb::KeyRange{cluster->prefix, cluster->prefix + '\xff'}; }
+
+// The key of row i on the cluster: the prefix followed by keyOf(i) packed as a tuple string
+// (0x02, the bytes, 0x00: keyOf has no NUL byte to escape).
+std::string clusterKeyOf(int i) {
+  std::string key = cluster->prefix;
+  key += '\x02';
+  key += keyOf(i);
+  key += '\x00';
+  return key;
+}
+
+// Clears every key of the run, in a transaction that gives up after 30 s (an unreachable
+// cluster fails with transaction_timed_out, 1031, instead of hanging).
+void clearClusterKeys(fdb::Database& db) {
+  db.run([](fdb::Transaction& tr) {
+    tr.setOption(fdb::TransactionOption::kTimeout, 30000);
+    tr.clearRange(clusterRange());
+  });
+}
+
+// The cluster's database through the backend, opened on first use and then shared by every
+// arm (one connection, as an application holds one); nullopt until a cluster arm runs.
+std::optional<fdb::Database> clusterDb;
+
+fdb::Database& clusterDatabase() {
+  if (!clusterDb) clusterDb = fdb::Database::open("fdb:" + cluster->clusterFile);
+  return *clusterDb;
+}
+
+// The same for the C arm: its own FDBDatabase, created on first use and shared by its runs.
+FDBDatabase* clusterCDb = nullptr;
+
+// Runs one cluster arm's `body`: the run's keys are cleared before it and after it. An
+// fdb::Error (a failed clear or seeding, an error the retry loop does not retry) skips the
+// arm with its message.
+template <typename Body>
+void runOnCluster(benchmark::State& state, Body&& body) {
+  try {
+    fdb::Database& db = clusterDatabase();
+    clearClusterKeys(db);
+    body(db);
+    clearClusterKeys(db);
+  } catch (const fdb::Error& e) {
+    if (!state.error_occurred()) state.SkipWithError(e.what());
+  }
+}
+
+// At the end of a cluster run: clears the run's keys once more, checks that none is left and
+// closes the database (before exit: its handle must not outlive what it uses, such as the
+// durable store's RocksDB when the cluster file names one of ours). Returns false (saying why
+// on stderr) when that fails.
+bool finishCluster() {
+  if (!clusterDb) return true;  // no cluster arm ran
+  struct Close {
+    ~Close() {
+      if (clusterCDb != nullptr)
+        fdb::fdbc::Client::instance().api().fdb_database_destroy(clusterCDb);
+      clusterCDb = nullptr;
+      clusterDb.reset();
+    }
+  } close;
+  try {
+    clearClusterKeys(*clusterDb);
+    size_t left = clusterDb->run([](fdb::Transaction& tr) {
+      tr.setOption(fdb::TransactionOption::kTimeout, 30000);
+      fdb::RangeOptions options;
+      options.limit = 1;
+      return tr.getRange(clusterRange(), options).get().rows.size();
+    });
+    if (left != 0) {
+      std::fprintf(stderr, "clientbench: keys are left under %s after clearing them\n",
+                   fdb::printable(cluster->prefix).c_str());
+      return false;
+    }
+  } catch (const fdb::Error& e) {
+    std::fprintf(stderr, "clientbench: could not clear the run's keys under %s: %s\n",
+                 fdb::printable(cluster->prefix).c_str(), e.what());
+    return false;
+  }
+  return true;
+}
+
 // ---- Our engine ---------------------------------------------------------------------
 
 // How an arm reaches the engine: directly, through the C boundary, or directly on a durable
@@ -159,19 +278,42 @@ class ScratchDir {
 enum class Path { kDirect, kCApi, kDurable };
 
 // A cluster file naming a fresh private in-memory database ("memory:"), for the rl_capi arms:
-// every fdb_create_database on it opens a new one.
+// every fdb_create_database on it opens a new one. Written on first use.
+std::optional<std::filesystem::path> capiClusterPath;
+
 const std::string& capiClusterFile() {
   static const std::string path = [] {
-    std::filesystem::path file = std::filesystem::temp_directory_path() /
-                                 ("clientbench_" + std::to_string(::getpid()) + ".cluster");
-    std::ofstream(file) << "memory:\n";
-    return file.string();
+    capiClusterPath = std::filesystem::temp_directory_path() /
+                      ("clientbench_" + std::to_string(::getpid()) + ".cluster");
+    std::ofstream(*capiClusterPath) << "memory:\n";
+    return capiClusterPath->string();
   }();
   return path;
 }
 
 // The library loaded for the rl_capi arms, or why it could not be.
 std::optional<std::string> capiLoadError;
+
+// Rows a seeding transaction writes: 100 on our own databases (under 10 MB, the transaction
+// size limit); on a cluster up to 1 MB of values (FoundationDB's advice for a transaction),
+// so 1,000 rows in one transaction but for 10 kB values (100).
+int seedRowsPerTransaction(Workload w, bool onCluster) {
+  if (!onCluster) return 100;
+  return static_cast<int>(std::min<size_t>(kKeys, 1000000 / valueSize(w)));
+}
+
+// Writes the 1,000 rows of the workload's value size: key(i) for i in [0, kKeys).
+template <typename Key>
+void seedEngine(fdb::Database& db, Workload w, int rowsPerTransaction, Key&& key) {
+  std::string value(valueSize(w), 'v');
+  for (int start = 0; start < kKeys; start += rowsPerTransaction) {
+    db.run([&](fdb::Transaction& tr) {
+      for (int i = start; i < std::min(kKeys, start + rowsPerTransaction); ++i) {
+        tr.set(key(i), value);
+      }
+    });
+  }
+}
 
 fdb::Database openEngine(Workload w, int64_t oneWayDelayMicros, Path path,
                          const std::filesystem::path& durableDir = {}) {
@@ -190,13 +332,85 @@ fdb::Database openEngine(Workload w, int64_t oneWayDelayMicros, Path path,
     ::unsetenv("RECORDLAYER_ONE_WAY_DELAY_US");
     return opened;
   }();
-  std::string value(valueSize(w), 'v');
-  for (int start = 0; start < kKeys; start += 100) {  // 100 keys a transaction: under 10 MB
-    db.run([&](fdb::Transaction& tr) {
-      for (int i = start; i < start + 100; ++i) tr.set(keyOf(i), value);
-    });
-  }
+  seedEngine(db, w, seedRowsPerTransaction(w, false), keyOf);
   return db;
+}
+
+// The workload's transactions on `db`, one an iteration, with the counters of measure() and
+// round trips. kOnCluster: keys under the run's prefix (clusterKeyOf), and an error onError
+// retries is retried in the same iteration (counted in `retries`); otherwise keys are keyOf
+// and nothing is retried (the engine gives no error here: one would end the process).
+template <bool kOnCluster>
+void measureEngine(benchmark::State& state, Workload w, fdb::Database& db) {
+  auto key = [](int i) {
+    if constexpr (kOnCluster) {
+      return clusterKeyOf(i);
+    } else {
+      return keyOf(i);
+    }
+  };
+  const fdb::RoundTrips setupTrips = db.roundTrips();
+  const std::string value(valueSize(w), 'w');
+  fdb::RangeOptions rangeOptions;
+  rangeOptions.mode = fdb::StreamingMode::kWantAll;
+  bool ok = true;
+  auto attempt = [&](fdb::Transaction& tr, int k) {
+    switch (w) {
+      case Workload::kGrv: benchmark::DoNotOptimize(tr.getReadVersion().get()); break;
+      case Workload::kGet100:
+      case Workload::kGet1000:
+      case Workload::kGet10000: ok &= tr.get(key(k)).get().has_value(); break;
+      case Workload::kRead1000: ok &= tr.snapshot().get(key(k)).get().has_value(); break;
+      case Workload::kRange10:
+      case Workload::kRange100: {
+        int rows = w == Workload::kRange10 ? 10 : 100;
+        int first = k % (kKeys - rows);
+        fdb::RangeResult r =
+            tr.getRange(fdb::KeyRange{key(first), key(first + rows)}, rangeOptions).get();
+        ok &= static_cast<int>(r.rows.size()) == rows;
+        break;
+      }
+      case Workload::kSet100:
+        tr.set(key(k), value);
+        tr.commit().get();
+        break;
+      case Workload::kRyw: {
+        const std::string rywKey = key(k);
+        tr.set(rywKey, value);
+        ok &= tr.get(rywKey).get().has_value();
+        tr.cancel();
+        break;
+      }
+      case Workload::kBatchSet50:
+      case Workload::kBatchSet50x1000:
+        for (int j = 0; j < 50; ++j) tr.set(key((k + j) % kKeys), value);
+        tr.commit().get();
+        break;
+    }
+  };
+  int64_t retries = 0;
+  measure(state, [&](int64_t i) {
+    int k = static_cast<int>(i % kKeys);
+    fdb::Transaction tr = db.createTransaction();
+    if constexpr (kOnCluster) {
+      while (true) {
+        try {
+          attempt(tr, k);
+          break;
+        } catch (const fdb::Error& e) {
+          tr.onError(e).get();  // throws what it does not retry
+          ++retries;
+        }
+      }
+    } else {
+      attempt(tr, k);
+    }
+  });
+  if (!ok) state.SkipWithError("a read returned the wrong result");
+  const double n = static_cast<double>(std::max<int64_t>(1, state.iterations()));
+  int64_t trips = db.roundTrips().total() - setupTrips.total();
+  state.counters["round_trips"] = static_cast<double>(trips) / n;
+  if constexpr (kOnCluster) state.counters["retries"] = static_cast<double>(retries) / n;
 }
 
 void runEngine(benchmark::State& state, Workload w, int64_t oneWayDelayMicros,
@@ -209,168 +423,213 @@ void runEngine(benchmark::State& state, Workload w, int64_t oneWayDelayMicros,
   if (path == Path::kDurable) durableDir.emplace("rl_durable");
   fdb::Database db = openEngine(w, oneWayDelayMicros, path,
                                 durableDir ? durableDir->path() : std::filesystem::path());
-  const fdb::RoundTrips setupTrips = db.roundTrips();
-  const std::string value(valueSize(w), 'w');
-  fdb::RangeOptions rangeOptions;
-  rangeOptions.mode = fdb::StreamingMode::kWantAll;
-  bool ok = true;
-  measure(state, [&](int64_t i) {
-    int k = static_cast<int>(i % kKeys);
-    fdb::Transaction tr = db.createTransaction();
-    switch (w) {
-      case Workload::kGrv: benchmark::DoNotOptimize(tr.getReadVersion().get()); break;
-      case Workload::kGet100:
-      case Workload::kGet1000:
-      case Workload::kGet10000: ok &= tr.get(keyOf(k)).get().has_value(); break;
-      case Workload::kRead1000: ok &= tr.snapshot().get(keyOf(k)).get().has_value(); break;
-      case Workload::kRange10:
-      case Workload::kRange100: {
-        int rows = w == Workload::kRange10 ? 10 : 100;
-        int first = k % (kKeys - rows);
-        fdb::RangeResult r =
-            tr.getRange(fdb::KeyRange{keyOf(first), keyOf(first + rows)}, rangeOptions).get();
-        ok &= static_cast<int>(r.rows.size()) == rows;
-        break;
-      }
-      case Workload::kSet100:
-        tr.set(keyOf(k), value);
-        tr.commit().get();
-        break;
-      case Workload::kRyw: {
-        const std::string key = keyOf(k);
-        tr.set(key, value);
-        ok &= tr.get(key).get().has_value();
-        tr.cancel();
-        break;
-      }
-      case Workload::kBatchSet50:
-      case Workload::kBatchSet50x1000:
-        for (int j = 0; j < 50; ++j) tr.set(keyOf((k + j) % kKeys), value);
-        tr.commit().get();
-        break;
-    }
+  measureEngine<false>(state, w, db);
+}
+
+// The fdb_capi (or rl_capi_prefixed) arm: the backend on the cluster.
+void runEngineOnCluster(benchmark::State& state, Workload w) {
+  runOnCluster(state, [&](fdb::Database& db) {
+    seedEngine(db, w, seedRowsPerTransaction(w, true), clusterKeyOf);
+    measureEngine<true>(state, w, db);
   });
-  if (!ok) state.SkipWithError("a read returned the wrong result");
-  int64_t trips = db.roundTrips().total() - setupTrips.total();
-  state.counters["round_trips"] =
-      static_cast<double>(trips) / static_cast<double>(std::max<int64_t>(1, state.iterations()));
 }
 
 // ---- Our engine through the C API, called directly ---------------------------------
 //
-// What a binding does: the workloads written against fdb_c.h's functions on the same
-// libfdb_c.so (no simulated delay, so every future is born ready; a future that is not is
-// an error here). rl_c / rl is what the C boundary itself costs.
+// What a binding does: the workloads written against fdb_c.h's functions on the loaded
+// libfdb_c. Without a cluster it is this build's libfdb_c.so with no simulated delay, so
+// every future is born ready (one that is not is an error here): rl_c / rl is what the C
+// boundary itself costs. kOnCluster (the fdb_c or rl_c_prefixed arm): the cluster file's
+// database, keys under the run's prefix, each future waited for with
+// fdb_future_block_until_ready, and an error fdb_transaction_on_error retries retried in the
+// same iteration (counted in `retries`).
 
+template <bool kOnCluster>
 void runC(benchmark::State& state, Workload w) {
   if (capiLoadError) {
     state.SkipWithError(capiLoadError->c_str());
     return;
   }
+  auto key = [](int i) {
+    if constexpr (kOnCluster) {
+      return clusterKeyOf(i);
+    } else {
+      return keyOf(i);
+    }
+  };
   const fdb::fdbc::CApi& c = fdb::fdbc::Client::instance().api();
   auto u8 = [](const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); };
   auto len = [](const std::string& s) { return static_cast<int>(s.size()); };
-  FDBDatabase* db = nullptr;
-  if (c.fdb_create_database(capiClusterFile().c_str(), &db) != 0) {
-    state.SkipWithError("fdb_create_database failed");
-    return;
+  // Without a cluster a fresh database for this run, destroyed at its end; on the cluster the
+  // shared one.
+  FDBDatabase* db = kOnCluster ? clusterCDb : nullptr;
+  if (db == nullptr) {
+    const std::string& clusterFile = kOnCluster ? cluster->clusterFile : capiClusterFile();
+    if (fdb_error_t error = c.fdb_create_database(clusterFile.c_str(), &db); error != 0) {
+      state.SkipWithError(
+          ("fdb_create_database failed: " + std::to_string(error) + " " + c.fdb_get_error(error))
+              .c_str());
+      return;
+    }
+    if constexpr (kOnCluster) clusterCDb = db;
   }
   bool ok = true;
-  // Consumes a future the workload needs ready: its error, 0 when fine.
-  auto finish = [&](FDBFuture* f) {
-    ok &= c.fdb_future_is_ready(f) != 0;
-    fdb_error_t error = c.fdb_future_get_error(f);
-    ok &= error == 0;
-    return f;
+  fdb_error_t failure = 0;  // the first error that failed the arm
+  int64_t retries = 0;
+  // A future's error once it is ready (0 when it succeeded); without a cluster it must be
+  // born ready.
+  auto wait = [&](FDBFuture* f) -> fdb_error_t {
+    if constexpr (kOnCluster) {
+      if (fdb_error_t error = c.fdb_future_block_until_ready(f); error != 0) return error;
+    } else {
+      ok &= c.fdb_future_is_ready(f) != 0;
+    }
+    return c.fdb_future_get_error(f);
+  };
+  // Runs attempt(tr) in a new transaction; attempt returns the error of the future that
+  // failed, 0 when all succeeded. On a cluster, errors fdb_transaction_on_error retries are
+  // retried; any other error fails the arm.
+  auto transact = [&](auto&& attempt) {
+    FDBTransaction* tr = nullptr;
+    if (fdb_error_t error = c.fdb_database_create_transaction(db, &tr); error != 0) {
+      ok = false;
+      if (failure == 0) failure = error;
+      return;
+    }
+    while (true) {
+      fdb_error_t error = attempt(tr);
+      if (error == 0) break;
+      if constexpr (kOnCluster) {
+        FDBFuture* f = c.fdb_transaction_on_error(tr, error);
+        fdb_error_t retry = wait(f);
+        c.fdb_future_destroy(f);
+        if (retry == 0) {
+          ++retries;
+          continue;
+        }
+        error = retry;
+      }
+      ok = false;
+      if (failure == 0) failure = error;
+      break;
+    }
+    c.fdb_transaction_destroy(tr);
+  };
+  auto commit = [&](FDBTransaction* tr) {
+    FDBFuture* f = c.fdb_transaction_commit(tr);
+    fdb_error_t error = wait(f);
+    c.fdb_future_destroy(f);
+    return error;
   };
   {
     std::string value(valueSize(w), 'v');
-    for (int start = 0; start < kKeys; start += 100) {
-      FDBTransaction* tr = nullptr;
-      ok &= c.fdb_database_create_transaction(db, &tr) == 0;
-      for (int i = start; i < start + 100; ++i) {
-        std::string key = keyOf(i);
-        c.fdb_transaction_set(tr, u8(key), len(key), u8(value), len(value));
-      }
-      c.fdb_future_destroy(finish(c.fdb_transaction_commit(tr)));
-      c.fdb_transaction_destroy(tr);
+    const int rows = seedRowsPerTransaction(w, kOnCluster);
+    for (int start = 0; start < kKeys; start += rows) {
+      transact([&](FDBTransaction* tr) {
+        for (int i = start; i < std::min(kKeys, start + rows); ++i) {
+          std::string rowKey = key(i);
+          c.fdb_transaction_set(tr, u8(rowKey), len(rowKey), u8(value), len(value));
+        }
+        return commit(tr);
+      });
     }
   }
   const std::string value(valueSize(w), 'w');
+  retries = 0;  // the measured transactions' only
   measure(state, [&](int64_t i) {
     int k = static_cast<int>(i % kKeys);
     // Each workload builds its keys as the direct arm does (none for grv).
-    FDBTransaction* tr = nullptr;
-    ok &= c.fdb_database_create_transaction(db, &tr) == 0;
-    switch (w) {
-      case Workload::kGrv: {
-        FDBFuture* f = finish(c.fdb_transaction_get_read_version(tr));
-        int64_t version = 0;
-        ok &= c.fdb_future_get_int64(f, &version) == 0;
-        benchmark::DoNotOptimize(version);
-        c.fdb_future_destroy(f);
-        break;
-      }
-      case Workload::kGet100:
-      case Workload::kGet1000:
-      case Workload::kGet10000:
-      case Workload::kRead1000: {
-        fdb_bool_t snapshot = w == Workload::kRead1000;
-        const std::string key = keyOf(k);
-        FDBFuture* f = finish(c.fdb_transaction_get(tr, u8(key), len(key), snapshot));
-        fdb_bool_t present = 0;
-        const uint8_t* bytes = nullptr;
-        int length = 0;
-        ok &= c.fdb_future_get_value(f, &present, &bytes, &length) == 0 && present;
-        c.fdb_future_destroy(f);
-        break;
-      }
-      case Workload::kRange10:
-      case Workload::kRange100: {
-        int rows = w == Workload::kRange10 ? 10 : 100;
-        int first = k % (kKeys - rows);
-        std::string begin = keyOf(first), end = keyOf(first + rows);
-        FDBFuture* f =
-            finish(c.fdb_transaction_get_range(tr, u8(begin), len(begin), 0, 1, u8(end), len(end),
-                                               0, 1, 0, 0, FDB_STREAMING_MODE_WANT_ALL, 1, 0, 0));
-        const FDBKeyValue* kvs = nullptr;
-        int count = 0;
-        fdb_bool_t more = 0;
-        ok &= c.fdb_future_get_keyvalue_array(f, &kvs, &count, &more) == 0 && count == rows;
-        c.fdb_future_destroy(f);
-        break;
-      }
-      case Workload::kSet100: {
-        const std::string key = keyOf(k);
-        c.fdb_transaction_set(tr, u8(key), len(key), u8(value), len(value));
-        c.fdb_future_destroy(finish(c.fdb_transaction_commit(tr)));
-        break;
-      }
-      case Workload::kRyw: {
-        const std::string key = keyOf(k);
-        c.fdb_transaction_set(tr, u8(key), len(key), u8(value), len(value));
-        FDBFuture* f = finish(c.fdb_transaction_get(tr, u8(key), len(key), 0));
-        fdb_bool_t present = 0;
-        const uint8_t* bytes = nullptr;
-        int length = 0;
-        ok &= c.fdb_future_get_value(f, &present, &bytes, &length) == 0 && present;
-        c.fdb_future_destroy(f);
-        c.fdb_transaction_cancel(tr);
-        break;
-      }
-      case Workload::kBatchSet50:
-      case Workload::kBatchSet50x1000:
-        for (int j = 0; j < 50; ++j) {
-          std::string batchKey = keyOf((k + j) % kKeys);
-          c.fdb_transaction_set(tr, u8(batchKey), len(batchKey), u8(value), len(value));
+    transact([&](FDBTransaction* tr) -> fdb_error_t {
+      switch (w) {
+        case Workload::kGrv: {
+          FDBFuture* f = c.fdb_transaction_get_read_version(tr);
+          fdb_error_t error = wait(f);
+          int64_t version = 0;
+          if (error == 0) ok &= c.fdb_future_get_int64(f, &version) == 0;
+          benchmark::DoNotOptimize(version);
+          c.fdb_future_destroy(f);
+          return error;
         }
-        c.fdb_future_destroy(finish(c.fdb_transaction_commit(tr)));
-        break;
-    }
-    c.fdb_transaction_destroy(tr);
+        case Workload::kGet100:
+        case Workload::kGet1000:
+        case Workload::kGet10000:
+        case Workload::kRead1000: {
+          fdb_bool_t snapshot = w == Workload::kRead1000;
+          const std::string getKey = key(k);
+          FDBFuture* f = c.fdb_transaction_get(tr, u8(getKey), len(getKey), snapshot);
+          fdb_error_t error = wait(f);
+          fdb_bool_t present = 0;
+          const uint8_t* bytes = nullptr;
+          int length = 0;
+          if (error == 0) {
+            ok &= c.fdb_future_get_value(f, &present, &bytes, &length) == 0 && present;
+          }
+          c.fdb_future_destroy(f);
+          return error;
+        }
+        case Workload::kRange10:
+        case Workload::kRange100: {
+          int rows = w == Workload::kRange10 ? 10 : 100;
+          int first = k % (kKeys - rows);
+          std::string begin = key(first), end = key(first + rows);
+          FDBFuture* f =
+              c.fdb_transaction_get_range(tr, u8(begin), len(begin), 0, 1, u8(end), len(end), 0, 1,
+                                          0, 0, FDB_STREAMING_MODE_WANT_ALL, 1, 0, 0);
+          fdb_error_t error = wait(f);
+          const FDBKeyValue* kvs = nullptr;
+          int count = 0;
+          fdb_bool_t more = 0;
+          if (error == 0) {
+            ok &= c.fdb_future_get_keyvalue_array(f, &kvs, &count, &more) == 0 && count == rows;
+          }
+          c.fdb_future_destroy(f);
+          return error;
+        }
+        case Workload::kSet100: {
+          const std::string setKey = key(k);
+          c.fdb_transaction_set(tr, u8(setKey), len(setKey), u8(value), len(value));
+          return commit(tr);
+        }
+        case Workload::kRyw: {
+          const std::string rywKey = key(k);
+          c.fdb_transaction_set(tr, u8(rywKey), len(rywKey), u8(value), len(value));
+          FDBFuture* f = c.fdb_transaction_get(tr, u8(rywKey), len(rywKey), 0);
+          fdb_error_t error = wait(f);
+          fdb_bool_t present = 0;
+          const uint8_t* bytes = nullptr;
+          int length = 0;
+          if (error == 0) {
+            ok &= c.fdb_future_get_value(f, &present, &bytes, &length) == 0 && present;
+          }
+          c.fdb_future_destroy(f);
+          if (error == 0) c.fdb_transaction_cancel(tr);
+          return error;
+        }
+        case Workload::kBatchSet50:
+        case Workload::kBatchSet50x1000:
+          for (int j = 0; j < 50; ++j) {
+            std::string batchKey = key((k + j) % kKeys);
+            c.fdb_transaction_set(tr, u8(batchKey), len(batchKey), u8(value), len(value));
+          }
+          return commit(tr);
+      }
+      return 0;
+    });
   });
-  c.fdb_database_destroy(db);
-  if (!ok) state.SkipWithError("a C call failed or returned the wrong result");
+  if constexpr (!kOnCluster) c.fdb_database_destroy(db);
+  const double n = static_cast<double>(std::max<int64_t>(1, state.iterations()));
+  if constexpr (kOnCluster) state.counters["retries"] = static_cast<double>(retries) / n;
+  if (failure != 0) {
+    state.SkipWithError(
+        ("a C call failed: " + std::to_string(failure) + " " + c.fdb_get_error(failure)).c_str());
+  } else if (!ok) {
+    state.SkipWithError("a C call failed or returned the wrong result");
+  }
+}
+
+// The fdb_c (or rl_c_prefixed) arm: the C API on the cluster.
+void runCOnCluster(benchmark::State& state, Workload w) {
+  runOnCluster(state, [&](fdb::Database&) { runC<true>(state, w); });
 }
 
 // ---- RocksDB OptimisticTransactionDB ------------------------------------------------
@@ -593,15 +852,25 @@ void registerAll() {
     benchmark::RegisterBenchmark((std::string(w.name) + "/rl_delay250").c_str(),
                                  [workload](benchmark::State& s) { runEngine(s, workload, 250); })
         ->UseRealTime();
-    benchmark::RegisterBenchmark(
-        (std::string(w.name) + "/rl_capi").c_str(),
-        [workload](benchmark::State& s) { runEngine(s, workload, 0, Path::kCApi); });
-    benchmark::RegisterBenchmark((std::string(w.name) + "/rl_c").c_str(),
-                                 [workload](benchmark::State& s) { runC(s, workload); });
-    benchmark::RegisterBenchmark(
-        (std::string(w.name) + "/rl_capi_delay250").c_str(),
-        [workload](benchmark::State& s) { runEngine(s, workload, 250, Path::kCApi); })
-        ->UseRealTime();
+    if (cluster) {
+      benchmark::RegisterBenchmark(
+          (std::string(w.name) + "/" + cluster->capiArm).c_str(),
+          [workload](benchmark::State& s) { runEngineOnCluster(s, workload); })
+          ->UseRealTime();
+      benchmark::RegisterBenchmark((std::string(w.name) + "/" + cluster->cArm).c_str(),
+                                   [workload](benchmark::State& s) { runCOnCluster(s, workload); })
+          ->UseRealTime();
+    } else {
+      benchmark::RegisterBenchmark(
+          (std::string(w.name) + "/rl_capi").c_str(),
+          [workload](benchmark::State& s) { runEngine(s, workload, 0, Path::kCApi); });
+      benchmark::RegisterBenchmark((std::string(w.name) + "/rl_c").c_str(),
+                                   [workload](benchmark::State& s) { runC<false>(s, workload); });
+      benchmark::RegisterBenchmark(
+          (std::string(w.name) + "/rl_capi_delay250").c_str(),
+          [workload](benchmark::State& s) { runEngine(s, workload, 250, Path::kCApi); })
+          ->UseRealTime();
+    }
     benchmark::RegisterBenchmark(
         (std::string(w.name) + "/rl_durable").c_str(),
         [workload](benchmark::State& s) { runEngine(s, workload, 0, Path::kDurable); })
@@ -630,17 +899,70 @@ void loadCApiLibrary() {
   }
 }
 
+// Cluster mode, when RL_CLIENTBENCH_CLUSTER_FILE names a cluster file: loads the libfdb_c
+// the backend picks (nothing here chooses it or allows ours), names the arms after it and
+// puts the run's cluster, prefix and library in the output's context. Returns false, saying
+// why on stderr, when the mode was asked for and cannot run.
+bool setUpClusterMode() {
+  const char* file = std::getenv("RL_CLIENTBENCH_CLUSTER_FILE");
+  if (file == nullptr || *file == '\0') return true;
+  ClusterMode mode;
+  mode.clusterFile = file;
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(mode.clusterFile, error)) {
+    std::fprintf(stderr, "clientbench: RL_CLIENTBENCH_CLUSTER_FILE=%s is not a file\n", file);
+    return false;
+  }
+  const char* runId = std::getenv("RL_CLIENTBENCH_RUN_ID");
+  if (runId != nullptr && *runId != '\0') {
+    mode.runId = runId;
+  } else {
+    mode.runId = std::to_string(std::time(nullptr)) + "-" + std::to_string(::getpid()) + "-" +
+                 std::to_string(std::random_device()() % 1000000);
+  }
+  mode.prefix = fdb::Tuple{"clientbench", mode.runId}.pack();
+  try {
+    mode.library = fdb::fdbc::loadClientLibrary();
+  } catch (const fdb::Error& e) {
+    std::fprintf(stderr, "clientbench: cluster mode: %s\n", e.what());
+    return false;
+  }
+  mode.cArm = mode.library.embedded ? "rl_c_prefixed" : "fdb_c";
+  mode.capiArm = mode.library.embedded ? "rl_capi_prefixed" : "fdb_capi";
+  benchmark::AddCustomContext("cluster file", mode.clusterFile);
+  benchmark::AddCustomContext("cluster run id", mode.runId);
+  benchmark::AddCustomContext("cluster key prefix", fdb::printable(mode.prefix));
+  benchmark::AddCustomContext("cluster libfdb_c",
+                              mode.library.path + " (" + mode.library.clientVersion + ")");
+  benchmark::AddCustomContext("cluster libfdb_c chosen by", mode.library.source);
+  std::string arms = mode.capiArm + ", " + mode.cArm;
+  if (mode.library.embedded) {
+    arms +=
+        ": this project's libfdb_c (allowed by RL_FDB_C_ALLOW_EMBEDDED), the embedded "
+        "engine behind the cluster file, not a FoundationDB cluster";
+    const char* delay = std::getenv("RECORDLAYER_ONE_WAY_DELAY_US");
+    benchmark::AddCustomContext("cluster libfdb_c simulated one-way delay (us)",
+                                delay != nullptr && *delay != '\0' ? delay : "none");
+  }
+  benchmark::AddCustomContext("cluster arms", arms);
+  cluster = std::move(mode);
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  registerAll();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  loadCApiLibrary();
+  if (!setUpClusterMode()) return 1;
+  if (!cluster) loadCApiLibrary();
+  registerAll();
   benchmark::AddCustomContext("durable arms' directory", durableRoot().string());
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  std::error_code ignored;
-  std::filesystem::remove(capiClusterFile(), ignored);
-  return 0;
+  if (capiClusterPath) {
+    std::error_code ignored;
+    std::filesystem::remove(*capiClusterPath, ignored);
+  }
+  return finishCluster() ? 0 : 1;
 }

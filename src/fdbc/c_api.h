@@ -19,7 +19,9 @@ namespace fdb::fdbc {
 inline constexpr int kApiVersion = 730;
 
 // X(name) for every function used whose declaration in fdb_c.h is the type we call it by. A
-// library missing one of them cannot be used.
+// library missing one of them cannot be used. (The backend never blocks on a C future;
+// fdb_future_block_until_ready is here for clientbench's C arm, which waits as synchronous
+// bindings do when it runs on a real cluster.)
 #define RL_FDBC_FUNCTIONS(X)               \
   X(fdb_get_error)                         \
   X(fdb_get_max_api_version)               \
@@ -30,6 +32,7 @@ inline constexpr int kApiVersion = 730;
   X(fdb_stop_network)                      \
   X(fdb_future_cancel)                     \
   X(fdb_future_destroy)                    \
+  X(fdb_future_block_until_ready)          \
   X(fdb_future_is_ready)                   \
   X(fdb_future_set_callback)               \
   X(fdb_future_get_error)                  \
