@@ -148,22 +148,29 @@ class ResultRows : public RowSpan<Row> {
   // The size of the block: rows, views and bytes.
   size_t blockBytes() const { return blockBytes_; }
 
-  // Turns the rows into an array of T, `make(row)` for each row in order, built in place of
-  // the rows, and hands the block over with it, leaving this result empty: how the C API
-  // makes the FDBKeyValue arrays that point into a result's bytes, with no allocation and no
-  // copy of a byte. Needs rows without secondary views (refs) and a T no larger than a row.
-  template <typename T, typename Make>
-  RowArray<T> intoArray(Make make) && {
+  // Turns the rows into an array of T, `fill(row, element)` setting each element from its
+  // row, in order, built in place of the rows, and hands the block over with it, leaving this
+  // result empty: how the C API makes the FDBKeyValue arrays that point into a result's
+  // bytes, with no allocation and no copy of a byte. Needs rows without secondary views (refs)
+  // and a T no larger than a row. `row` is a copy: `fill` may write any field of `element`
+  // (which overlaps the row's storage) in any order.
+  template <typename T, typename Fill>
+  RowArray<T> intoArray(Fill fill) && {
     static_assert(sizeof(T) <= sizeof(Row) && alignof(T) <= alignof(Row));
-    static_assert(std::is_trivially_destructible_v<Row> && std::is_trivially_destructible_v<T>);
+    static_assert(std::is_trivially_destructible_v<Row> &&
+                  std::is_trivially_default_constructible_v<T> &&
+                  std::is_trivially_destructible_v<T>);
     RowArray<T> array;
     if (refCount_ != 0) throw std::logic_error("intoArray: rows with secondary rows");
     T* out = reinterpret_cast<T*>(block_.get());
+    const Row* rows = rowStorage();
+    const size_t size = this->size_;
     // Element i covers bytes [i*sizeof(T), (i+1)*sizeof(T)) of the block: rows up to i only,
-    // and row i is copied out before its element is built.
-    for (size_t i = 0; i < this->size_; ++i) {
-      const Row row = rowStorage()[i];
-      new (out + i) T(make(row));
+    // and row i is copied out (into registers: the loop stays a few loads and stores a row)
+    // before its element is written.
+    for (size_t i = 0; i < size; ++i) {
+      const Row row = rows[i];
+      fill(row, *new (out + i) T);
     }
     array.data = out;
     array.size = this->size_;

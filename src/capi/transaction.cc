@@ -87,7 +87,7 @@ KeyValueArrayResult keyValueArray(fdb::RangeResult rows) {
   KeyValueArrayResult result;
   result.more = rows.more;
   result.array = std::move(rows.rows).intoArray<FDBKeyValue>(
-      [](const fdb::KeyValueRef& row) { return keyValue(row.key, row.value); });
+      [](const fdb::KeyValueRef& row, FDBKeyValue& kv) { kv = keyValue(row.key, row.value); });
   return result;
 }
 

@@ -157,9 +157,12 @@ TEST(RangeRows, IntoArrayBuildsTheArrayInTheBlockAndKeepsTheBytes) {
   }
   RangeRows rows = builder.build();
   const void* block = rows.data();
-  RowArray<CRow> array = std::move(rows).intoArray<CRow>([](const KeyValueRef& row) {
-    return CRow{row.key.data(), static_cast<int>(row.key.size()), row.value.data(),
-                static_cast<int>(row.value.size())};
+  // Fields written in reverse order: row i is no longer where element i goes.
+  RowArray<CRow> array = std::move(rows).intoArray<CRow>([](const KeyValueRef& row, CRow& out) {
+    out.valueLength = static_cast<int>(row.value.size());
+    out.value = row.value.data();
+    out.keyLength = static_cast<int>(row.key.size());
+    out.key = row.key.data();
   });
   EXPECT_TRUE(rows.empty());  // NOLINT(bugprone-use-after-move): intoArray empties it
   EXPECT_EQ(static_cast<const void*>(array.data), block);
@@ -173,7 +176,7 @@ TEST(RangeRows, IntoArrayBuildsTheArrayInTheBlockAndKeepsTheBytes) {
 }
 
 TEST(RangeRows, IntoArrayOfNoRowsIsEmpty) {
-  RowArray<CRow> array = RangeRows().intoArray<CRow>([](const KeyValueRef&) { return CRow{}; });
+  RowArray<CRow> array = RangeRows().intoArray<CRow>([](const KeyValueRef&, CRow&) {});
   EXPECT_EQ(array.size, 0u);
   EXPECT_EQ(array.block, nullptr);
 }
