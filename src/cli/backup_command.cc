@@ -103,10 +103,6 @@ std::string utcNow() {
   return text;
 }
 
-std::string plural(int64_t n, std::string_view one, std::string_view many) {
-  return fmt::format("{} {}", groupDigits(n), n == 1 ? one : many);
-}
-
 // What a backup holds, for its summary lines: "the record store ("shop",) and its metadata".
 std::string scopeText(const BackupHeader& header) {
   if (header.scope == "store") {
