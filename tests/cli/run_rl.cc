@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
@@ -72,22 +73,34 @@ RunResult run(const std::vector<std::string>& args, const std::optional<std::str
   }
   close(outPipe[1]);
   close(errPipe[1]);
+  // The input is written as rl reads it, while its output is read: an input or an output
+  // larger than a pipe's buffer cannot block both processes.
+  int inFd = -1;
+  size_t written = 0;
   if (input) {
     close(inPipe[0]);
-    for (size_t written = 0; written < input->size();) {
-      ssize_t n = write(inPipe[1], input->data() + written, input->size() - written);
-      if (n <= 0) break;
-      written += static_cast<size_t>(n);
+    inFd = inPipe[1];
+    fcntl(inFd, F_SETFL, fcntl(inFd, F_GETFL) | O_NONBLOCK);
+    if (input->empty()) {
+      close(inFd);
+      inFd = -1;
     }
-    close(inPipe[1]);
   }
 
   RunResult result;
-  pollfd fds[2] = {{outPipe[0], POLLIN, 0}, {errPipe[0], POLLIN, 0}};
+  pollfd fds[3] = {{outPipe[0], POLLIN, 0}, {errPipe[0], POLLIN, 0}, {inFd, POLLOUT, 0}};
   std::string* sinks[2] = {&result.out, &result.err};
   int open = 2;
   while (open > 0) {
-    if (poll(fds, 2, -1) < 0) break;
+    if (poll(fds, 3, -1) < 0) break;
+    if (fds[2].fd >= 0 && fds[2].revents != 0) {
+      const ssize_t n = write(fds[2].fd, input->data() + written, input->size() - written);
+      if (n > 0) written += static_cast<size_t>(n);
+      if ((n < 0 && errno != EAGAIN) || written == input->size()) {  // done, or rl is gone
+        close(fds[2].fd);
+        fds[2].fd = -1;
+      }
+    }
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;
       char buffer[4096];
@@ -101,6 +114,7 @@ RunResult run(const std::vector<std::string>& args, const std::optional<std::str
       }
     }
   }
+  if (fds[2].fd >= 0) close(fds[2].fd);
   int status = 0;
   waitpid(pid, &status, 0);
   result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -117,6 +131,11 @@ RunResult runRl(const std::vector<std::string>& args, const Environment& env) {
 
 RunResult runRl(const std::vector<std::string>& args, const std::string& input) {
   return run(args, input);
+}
+
+RunResult runRl(const std::vector<std::string>& args, const std::string& input,
+                const Environment& env) {
+  return run(args, input, env);
 }
 
 }  // namespace rl::test

@@ -23,8 +23,12 @@ using Environment = std::map<std::string, std::optional<std::string>>;
 // Runs `rl args...` with no standard input, in this process's environment changed by `env`.
 RunResult runRl(const std::vector<std::string>& args, const Environment& env);
 
-// Runs `rl args...` with `input` as its standard input (written whole before the output is
-// read, so it should fit a pipe's buffer: at most a few tens of kilobytes).
+// Runs `rl args...` with `input` as its standard input (written as rl reads it, so it may be of
+// any size).
 RunResult runRl(const std::vector<std::string>& args, const std::string& input);
+
+// The same, in this process's environment changed by `env`.
+RunResult runRl(const std::vector<std::string>& args, const std::string& input,
+                const Environment& env);
 
 }  // namespace rl::test
