@@ -4,9 +4,11 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
@@ -121,7 +123,93 @@ RunResult run(const std::vector<std::string>& args, const std::optional<std::str
   return result;
 }
 
+// Reads `fds` until each is closed (a pseudo-terminal's master reads EIO once every slave
+// descriptor is closed), appending to sinks[i].
+void readAll(std::vector<pollfd> fds, const std::vector<std::string*>& sinks) {
+  size_t open = fds.size();
+  while (open > 0) {
+    if (poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      char buffer[4096];
+      const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
+      if (n > 0) {
+        sinks[i]->append(buffer, static_cast<size_t>(n));
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open;
+      }
+    }
+  }
+}
+
 }  // namespace
+
+RunResult runRlOnTerminal(const std::vector<std::string>& args, TerminalStdout stdoutTo) {
+  const int master = posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) {
+    throw std::runtime_error("no pseudo-terminal");
+  }
+  const char* slaveName = ptsname(master);
+  if (slaveName == nullptr) throw std::runtime_error("ptsname failed");
+  const std::string slavePath = slaveName;
+  const int slave = open(slavePath.c_str(), O_RDWR | O_NOCTTY);
+  if (slave < 0) throw std::runtime_error("cannot open " + slavePath);
+  termios raw{};
+  if (tcgetattr(slave, &raw) == 0) {
+    cfmakeraw(&raw);
+    tcsetattr(slave, TCSANOW, &raw);
+  }
+  int outPipe[2] = {-1, -1};
+  if (stdoutTo == TerminalStdout::kPipe && pipe(outPipe) != 0) {
+    throw std::runtime_error("pipe failed");
+  }
+
+  std::vector<char*> argv;
+  std::string binary = RL_BINARY;
+  argv.push_back(binary.data());
+  std::vector<std::string> copies = args;
+  for (std::string& a : copies) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    setsid();  // a session of its own, so the terminal is no one else's concern
+    int devNull = open("/dev/null", O_RDONLY);
+    dup2(devNull, STDIN_FILENO);
+    dup2(stdoutTo == TerminalStdout::kPipe ? outPipe[1] : slave, STDOUT_FILENO);
+    dup2(slave, STDERR_FILENO);
+    close(master);
+    close(slave);
+    if (outPipe[0] >= 0) {
+      close(outPipe[0]);
+      close(outPipe[1]);
+    }
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(slave);  // the master reads EIO once the child's copies are closed too
+  RunResult result;
+  std::vector<pollfd> fds = {{master, POLLIN, 0}};
+  std::vector<std::string*> sinks = {&result.err};
+  if (outPipe[0] >= 0) {
+    close(outPipe[1]);
+    fds.push_back({outPipe[0], POLLIN, 0});
+    sinks.push_back(&result.out);
+  }
+  readAll(std::move(fds), sinks);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
 
 RunResult runRl(const std::vector<std::string>& args) { return run(args, std::nullopt); }
 

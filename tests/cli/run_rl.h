@@ -31,4 +31,14 @@ RunResult runRl(const std::vector<std::string>& args, const std::string& input);
 RunResult runRl(const std::vector<std::string>& args, const std::string& input,
                 const Environment& env);
 
+// Where runRlOnTerminal puts `rl`'s standard output: on the same terminal as its standard
+// error (as at an interactive shell), or in a pipe of its own.
+enum class TerminalStdout { kTerminal, kPipe };
+
+// Runs `rl args...` with its standard error on a pseudo-terminal (posix_openpt, in raw mode:
+// bytes arrive as written, no "\n" -> "\r\n"), standard input /dev/null. What the terminal
+// showed is in `err` (and the output too with kTerminal, `out` then empty); with kPipe, `out`
+// is standard output alone.
+RunResult runRlOnTerminal(const std::vector<std::string>& args, TerminalStdout stdoutTo);
+
 }  // namespace rl::test
