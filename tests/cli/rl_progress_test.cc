@@ -166,6 +166,87 @@ TEST_F(RlProgress, DemoDrawsItsSavingBarOnATerminal) {
   EXPECT_TRUE(r.err.ends_with("\x1b[K\n")) << r.err;
 }
 
+// States that must each match `state`, the last one being `last` with its line ended.
+void expectStates(const std::vector<std::string>& states, const std::string& state,
+                  const std::string& last) {
+  ASSERT_FALSE(states.empty());
+  for (const std::string& drawn : states) {
+    EXPECT_TRUE(std::regex_match(drawn, std::regex(state + "\x1b\\[K\n?"))) << drawn;
+  }
+  EXPECT_EQ(states.back(), last + "\x1b[K\n");
+}
+
+TEST_F(RlProgress, BackupAndRestoreDrawTheirProgressOnATerminal) {
+  ASSERT_EQ(runRl(load()).exitCode, 0);
+  const std::string file = (dir_ / "shop.rlb").string();
+  const RunResult backup =
+      runRlOnTerminal({"backup", "--db", db_, "--path", kStore, file}, TerminalStdout::kPipe);
+  EXPECT_EQ(backup.exitCode, 0) << backup.err;
+  // A count of what was read, with no total (the snapshot's size is not known in advance),
+  // ending at the summary's keys and bytes.
+  std::smatch summary;
+  ASSERT_TRUE(std::regex_match(backup.out, summary,
+                               std::regex("Backed up the record store .* at version \\d+: "
+                                          "([\\d,]+) keys \\(([\\d,.]+ (B|MB))\\) in 1 "
+                                          "transaction, to .*\n")))
+      << backup.out;
+  const std::string keys = summary[1];
+  const std::string bytes = summary[2];
+  // A version, a record and a price index entry each; the header and the metadata.
+  EXPECT_EQ(keys, grouped(3 * kRecords + 2));
+  expectStates(drawnStates(backup.err), "backing up: [\\d,]+ keys, [\\d,.]+ (B|MB)",
+               "backing up: " + keys + " keys, " + bytes);
+
+  // A restore verifies the whole file (a bar over its bytes), then writes its keys (a bar over
+  // the count the file holds).
+  const std::string target = "file:" + (dir_ / "target").string();
+  const RunResult restore =
+      runRlOnTerminal({"restore", "--db", target, file}, TerminalStdout::kPipe);
+  EXPECT_EQ(restore.exitCode, 0) << restore.err;
+  EXPECT_TRUE(restore.out.starts_with("Restored " + keys + " keys (" + bytes + ") into " + target))
+      << restore.out;
+  const std::string fileBytes = grouped(static_cast<int64_t>(std::filesystem::file_size(file)));
+  const std::vector<std::string> states = drawnStates(restore.err);
+  std::vector<std::string> verifying;
+  std::vector<std::string> restoring;
+  for (const std::string& drawn : states) {
+    (drawn.starts_with("verifying") ? verifying : restoring).push_back(drawn);
+  }
+  ASSERT_FALSE(verifying.empty()) << restore.err;
+  ASSERT_FALSE(restoring.empty()) << restore.err;
+  EXPECT_TRUE(restore.err.starts_with("\rverifying")) << restore.err;  // the one before the other
+  expectStates(
+      verifying, "verifying \\[[#-]{30}\\] +\\d+%  [\\d,]+/" + fileBytes + "  bytes",
+      "verifying [" + std::string(30, '#') + "] 100%  " + fileBytes + "/" + fileBytes + "  bytes");
+  expectStates(restoring, "restoring \\[[#-]{30}\\] +\\d+%  [\\d,]+/" + keys + "  keys",
+               "restoring [" + std::string(30, '#') + "] 100%  " + keys + "/" + keys + "  keys");
+  const RunResult check = runRl({"check", "--db", target, "--path", kStore});
+  EXPECT_EQ(check.exitCode, 0) << check.out;
+  EXPECT_NE(check.out.find(": 2,000 records (4,000 keys), "), std::string::npos) << check.out;
+}
+
+TEST_F(RlProgress, IndexBuildCountsTheRecordsScannedOnATerminal) {
+  ASSERT_EQ(runRl(load()).exitCode, 0);
+  // Over 200 records: a new index is left DISABLED, for rl index build.
+  const RunResult open = runRl({"store", "open", "--db", db_, "--path", kStore, "--proto",
+                                (dir_ / "orders.proto").string(), "--index", "Order:customer"});
+  ASSERT_EQ(open.exitCode, 0) << open.err;
+  ASSERT_NE(open.out.find("New index Order$customer: DISABLED"), std::string::npos) << open.out;
+  const RunResult build = runRlOnTerminal(
+      {"index", "build", "--db", db_, "--path", kStore, "Order$customer"}, TerminalStdout::kPipe);
+  EXPECT_EQ(build.exitCode, 0) << build.err;
+  EXPECT_NE(build.out.find(": 2,000 records scanned (2,000 indexed) in 4 transactions; it is "
+                           "READABLE.\n"),
+            std::string::npos)
+      << build.out;
+  expectStates(drawnStates(build.err), "building Order\\$customer: [\\d,]+ records",
+               "building Order$customer: 2,000 records");
+  const RunResult check = runRl({"check", "--db", db_, "--path", kStore});
+  EXPECT_EQ(check.exitCode, 0) << check.out;
+  EXPECT_NE(check.out.find("Indexes checked: Order$customer, Order$price.\n"), std::string::npos)
+      << check.out;
+}
+
 TEST_F(RlProgress, NoBarWithoutATerminal) {
   // Standard error a pipe: a load says nothing there; the demo prints a plain line at each
   // quarter instead of a bar.
@@ -182,6 +263,23 @@ TEST_F(RlProgress, NoBarWithoutATerminal) {
       std::regex_match(demo.err, std::regex("(saving orders: [\\d,]+/300  [\\d.,]+ (MB|B)\n)+")))
       << demo.err;
   EXPECT_TRUE(demo.err.find("saving orders: 300/300  ") != std::string::npos) << demo.err;
+
+  // Nor for rl backup, rl restore and rl index build.
+  const std::string file = (dir_ / "shop.rlb").string();
+  const RunResult backup = runRl({"backup", "--db", db_, "--path", kStore, file});
+  EXPECT_EQ(backup.exitCode, 0) << backup.err;
+  EXPECT_EQ(backup.err, "");
+  const RunResult restore = runRl({"restore", "--db", "file:" + (dir_ / "target").string(), file});
+  EXPECT_EQ(restore.exitCode, 0) << restore.err;
+  EXPECT_EQ(restore.err, "");
+  ASSERT_EQ(runRl({"store", "open", "--db", db_, "--path", kStore, "--proto",
+                   (dir_ / "orders.proto").string(), "--index", "Order:customer"})
+                .exitCode,
+            0);
+  const RunResult build =
+      runRl({"index", "build", "--db", db_, "--path", kStore, "Order$customer"});
+  EXPECT_EQ(build.exitCode, 0) << build.err;
+  EXPECT_EQ(build.err, "");
 }
 
 }  // namespace
