@@ -408,6 +408,10 @@ TEST_F(RlKv, ShellWatchFiresWhenTheValueChangesAndNotOnTheSameValue) {
       "clear a\n"  // cleared: fires
       "watch a\n"
       "clear a\n"  // not there before either: the same "value"
+      "set a 3\n"
+      "watch a\n"
+      "clearrange \"\" b\n"  // a range over it: fires
+      "watch a\n"
       "status\n"
       "watches\n");
   EXPECT_EQ(r.exitCode, 0) << r.err;
@@ -423,6 +427,12 @@ TEST_F(RlKv, ShellWatchFiresWhenTheValueChangesAndNotOnTheSameValue) {
             "Watch on `a' (line 6) fired\n"
             "Watching `a' (not found)\n"
             "Committed (V)\n"
+            "Committed (V)\n"
+            "Watch on `a' (line 8) fired\n"
+            "Watching `a' (value `3')\n"
+            "Committed (V)\n"
+            "Watch on `a' (line 11) fired\n"
+            "Watching `a' (not found)\n"
             "Store: file:" +
                 dir_.string() +
                 "\n"
@@ -431,9 +441,9 @@ TEST_F(RlKv, ShellWatchFiresWhenTheValueChangesAndNotOnTheSameValue) {
                 "Keys: printable bytes\n"
                 "Watches: 1 not fired (watches lists them)\n"
                 "Watches that have not fired:\n"
-                "  `a' (line 8)\n");
+                "  `a' (line 13)\n");
   // The one left is cancelled when the shell ends, which is no error.
-  EXPECT_EQ(r.err, "rl kv: 1 watch had not fired when the shell ended; cancelled: `a' (line 8)\n");
+  EXPECT_EQ(r.err, "rl kv: 1 watch had not fired when the shell ended; cancelled: `a' (line 13)\n");
 }
 
 TEST_F(RlKv, ShellWatchInATransaction) {
