@@ -103,10 +103,6 @@ std::string utcNow() {
   return text;
 }
 
-std::string plural(int64_t n, std::string_view one, std::string_view many) {
-  return fmt::format("{} {}", groupDigits(n), n == 1 ? one : many);
-}
-
 // What a backup holds, for its summary lines: "the record store ("shop",) and its metadata".
 std::string scopeText(const BackupHeader& header) {
   if (header.scope == "store") {
@@ -257,7 +253,11 @@ BackupSummary verifyBackup(const std::string& file, BackupHeader& header, bool r
     while (reader.nextBatch()) {
       if (progress) progress->update(reader.offset(), "bytes");
     }
-    if (progress) progress->finish();
+    if (progress) {
+      // The last batch ends before the file's trailer: the whole file is verified now.
+      progress->update(reader.fileBytes(), "bytes");
+      progress->finish();
+    }
     return reader.summary();
   } catch (const BackupFormatError& e) {
     throw std::runtime_error(fmt::format("{} is not a valid backup: {}{}", file, e.what(),

@@ -3,7 +3,8 @@
 //
 //   rl check --db file:/tmp/shop --path '("shop", "orders")' [--json]
 //
-// Prints what was walked and every problem, one a line; exits with status 0 when the store
+// Prints what was walked (counts grouped by thousands, "4,000 records", as the other commands
+// print them) and every problem, one a line; exits with status 0 when the store
 // is clean and 1 when problems were found (as for any error), so scripts can test it.
 #include <memory>
 #include <optional>
@@ -20,6 +21,7 @@
 #include "fdb/tuple_text.h"
 #include "rl/store_checker.h"
 #include "store.h"
+#include "table.h"
 
 namespace rl::cli {
 namespace {
@@ -38,10 +40,6 @@ std::string shownKey(const CheckProblem& problem) {
   return decodedTuple(problem.key).value_or(problem.printableKey);
 }
 
-std::string plural(int64_t n, std::string_view one, std::string_view many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
-}
-
 void printText(const StoreArguments& args, const CheckReport& report) {
   fmt::print("Checked the record store {} in {} in {}: {} ({}), {} expected, {} scanned.\n",
              fdb::formatTuple(storeTuple(args)), args.db,
@@ -49,7 +47,7 @@ void printText(const StoreArguments& args, const CheckReport& report) {
              plural(report.recordsChecked, "record", "records"),
              plural(report.recordKeysScanned, "key", "keys"),
              plural(report.indexEntriesExpected, "index entry", "index entries"),
-             report.indexEntriesScanned);
+             groupDigits(report.indexEntriesScanned));
   fmt::print("Indexes checked: {}.\n",
              report.indexesChecked.empty()
                  ? "none"
@@ -63,7 +61,7 @@ void printText(const StoreArguments& args, const CheckReport& report) {
   }
   fmt::print("{}{}:\n", plural(static_cast<int64_t>(report.problems.size()), "problem", "problems"),
              report.problemsDropped > 0
-                 ? fmt::format(" (and {} more not listed)", report.problemsDropped)
+                 ? fmt::format(" (and {} more not listed)", groupDigits(report.problemsDropped))
                  : "");
   for (const CheckProblem& problem : report.problems) {
     fmt::print("  {} at {}: {}\n", checkProblemKindName(problem.kind), shownKey(problem),

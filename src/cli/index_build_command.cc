@@ -37,10 +37,6 @@ struct BuildOptions {
   bool json = false;
 };
 
-std::string plural(int64_t n, std::string_view one, std::string_view many) {
-  return fmt::format("{} {}", groupDigits(n), n == 1 ? one : many);
-}
-
 void runBuild(const StoreArguments& args, const BuildOptions& options) {
   const StoreLocation location = storeLocation(args);
   if (options.recordsPerTransaction < 1) {

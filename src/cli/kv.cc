@@ -23,6 +23,8 @@ std::optional<std::string> decodedTuple(std::string_view key) {
   }
 }
 
+}  // namespace
+
 nlohmann::json jsonKey(const KvOptions& options, std::string_view key) {
   nlohmann::json row = {{"key", fdb::printable(key)}};
   if (options.tuple) {
@@ -34,8 +36,6 @@ nlohmann::json jsonKey(const KvOptions& options, std::string_view key) {
 void printJson(const nlohmann::json& json) {
   fmt::print("{}\n", json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
 }
-
-}  // namespace
 
 fdb::Database openKvDatabase(const KvOptions& options) {
   if (options.db.empty()) {

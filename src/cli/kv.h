@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "fdb/bytes.h"
 #include "fdb/database.h"
 #include "fdb/types.h"
@@ -66,6 +68,11 @@ void printRange(const KvOptions& options, std::vector<fdb::KeyValue> rows, int l
 
 // Committed (VERSION).
 void printCommitted(const KvOptions& options, int64_t version);
+
+// {"key": printable} with, under --tuple, "tuple" when the key decodes; and JSON printed as
+// every --json output is (indented by 2).
+nlohmann::json jsonKey(const KvOptions& options, std::string_view key);
+void printJson(const nlohmann::json& json);
 
 // The retry loop of fdb::Database::run, returning the committed version (fdbcli prints it).
 template <typename F>

@@ -3,15 +3,21 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
 
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include "fdb/error.h"
 #include "printable.h"
+#include "table.h"
 
 namespace rl::cli {
 namespace {
@@ -143,6 +149,10 @@ constexpr std::string_view kHelp =
     "  commit                           commit it\n"
     "  rollback                         discard it\n"
     "  option [on|off NAME [VALUE]]     list, enable or disable a transaction option\n"
+    "  watch KEY                        print a line when KEY's value changes (checked after "
+    "each line)\n"
+    "  watches                          the watches that have not fired\n"
+    "  wait [SECONDS]                   wait until a watch fires, or at most SECONDS\n"
     "  status                           the store, the transaction and the options\n"
     "  help                             this list\n"
     "  exit, quit                       leave (an open transaction is not committed)\n";
@@ -157,10 +167,25 @@ void usage(const std::vector<std::string>& words, size_t least, size_t most,
   }
 }
 
+constexpr int kTooManyWatches = 1032;  // too_many_watches
+constexpr double kMaxWaitSeconds = 1'000'000;
+
 }  // namespace
 
+// Watch futures become ready on whichever thread completes them; their callbacks only wake a
+// `wait` through this. Everything is printed by the shell's own thread.
+struct KvShell::WatchSignal {
+  std::mutex mutex;
+  std::condition_variable ready;
+
+  void notify() {
+    { std::lock_guard lock(mutex); }  // a waiter between its check and its wait sees it
+    ready.notify_all();
+  }
+};
+
 KvShell::KvShell(KvOptions options, fdb::Database db)
-    : options_(std::move(options)), db_(std::move(db)) {}
+    : options_(std::move(options)), db_(std::move(db)), signal_(std::make_shared<WatchSignal>()) {}
 
 bool KvShell::run(std::istream& in, bool interactive) {
   bool ok = true;
@@ -174,11 +199,11 @@ bool KvShell::run(std::istream& in, bool interactive) {
     ++line_;
     try {
       std::vector<std::string> words = splitWords(line, options_.tuple);
-      if (words.empty() || words[0].starts_with('#')) continue;
-      execute(words);
+      if (!words.empty() && !words[0].starts_with('#')) execute(words);
     } catch (const std::exception& e) {
       std::string message = e.what();
-      if (transaction_ && dynamic_cast<const fdb::Error*>(&e) != nullptr) {
+      const bool rolledBack = transaction_ && dynamic_cast<const fdb::Error*>(&e) != nullptr;
+      if (rolledBack) {
         transaction_.reset();  // a FoundationDB error ends the transaction, as in fdbcli
         message +=
             fmt::format(" (the transaction begun at line {} is rolled back)", transactionLine_);
@@ -186,17 +211,42 @@ bool KvShell::run(std::istream& in, bool interactive) {
       std::fflush(stdout);
       fmt::print(stderr, "rl: error: line {}: {}\n", line_, message);
       ok = false;
+      if (rolledBack) dropPendingWatches();
     }
+    // After every line, even an empty one (at a terminal, Enter shows what fired).
+    if (!reportWatches()) ok = false;
     std::fflush(stdout);
   }
   if (interactive && !exit_) fmt::print("\n");
   if (transaction_) {
+    std::fflush(stdout);
     fmt::print(stderr,
                "rl: error: the transaction begun at line {} was not committed; its writes are "
                "discarded\n",
                transactionLine_);
     transaction_.reset();
+    dropPendingWatches();
     ok = false;
+  }
+  if (!watches_.empty()) {
+    constexpr size_t kNamed = 10;  // the rest are counted
+    std::string which;
+    for (size_t i = 0; i < std::min(watches_.size(), kNamed); ++i) {
+      which += fmt::format("{}{} (line {})", which.empty() ? "" : ", ",
+                           showKey(options_, watches_[i].key), watches_[i].line);
+    }
+    if (watches_.size() > kNamed) {
+      which +=
+          fmt::format(" and {} more", groupDigits(static_cast<int64_t>(watches_.size() - kNamed)));
+    }
+    std::fflush(stdout);
+    fmt::print(
+        stderr, "rl kv: {} not fired when the shell ended; cancelled: {}\n",
+        watches_.size() == 1
+            ? "1 watch had"
+            : fmt::format("{} watches had", groupDigits(static_cast<int64_t>(watches_.size()))),
+        which);
+    watches_.clear();  // dropping a watch's future cancels it
   }
   return ok;
 }
@@ -286,14 +336,23 @@ void KvShell::execute(const std::vector<std::string>& words) {
     transaction_->commit().get();
     const int64_t version = transaction_->getCommittedVersion();
     transaction_.reset();
+    for (Watch& watch : watches_) watch.pending = false;  // armed by the commit
     printCommitted(options_, version);
   } else if (command == "rollback") {
     usage(words, 0, 0, "");
     if (!transaction_) throw std::invalid_argument("no transaction is open (begin opens one)");
     transaction_.reset();
     fmt::print("Transaction rolled back\n");
+    dropPendingWatches();
   } else if (command == "option") {
     setOption(words);
+  } else if (command == "watch") {
+    watchKey(words);
+  } else if (command == "watches") {
+    usage(words, 0, 0, "");
+    listWatches();
+  } else if (command == "wait") {
+    waitForWatch(words);
   } else if (command == "status") {
     usage(words, 0, 0, "");
     printStatus();
@@ -397,6 +456,167 @@ void KvShell::printStatus() {
   }
   fmt::print("Options: {}\n", names.empty() ? "none" : names);
   fmt::print("Keys: {}\n", options_.tuple ? "tuples (--tuple)" : "printable bytes");
+  fmt::print("Watches: {}\n",
+             watches_.empty() ? std::string("none")
+                              : fmt::format("{} not fired (watches lists them)",
+                                            groupDigits(static_cast<int64_t>(watches_.size()))));
+}
+
+void KvShell::watchKey(const std::vector<std::string>& words) {
+  usage(words, 1, 1, "KEY");
+  const fdb::Bytes key = parseKey(options_, words[1]);
+  std::optional<fdb::Future<void>> future;
+  std::optional<fdb::Bytes> value;
+  // The watch compares with what the transaction sees now, which is also what is printed.
+  auto setWatch = [&](fdb::Transaction& tr) {
+    fdb::Future<void> watch = tr.watch(key);
+    if (std::optional<fdb::Error> error = watch.error()) throw *error;  // refused at once
+    value = tr.get(key).get();
+    future = std::move(watch);
+  };
+  try {
+    if (transaction_) {
+      setWatch(*transaction_);
+    } else {
+      // A watch is armed when its transaction commits (FoundationDB's rule), so it commits
+      // now, in the retry loop; a retried attempt sets it again.
+      commitWithRetry(db_, [&](fdb::Transaction& tr) {
+        applyOptions(tr);
+        setWatch(tr);
+      });
+    }
+  } catch (const fdb::Error& e) {
+    if (e.code() != kTooManyWatches) throw;
+    throw fdb::Error(e.code(), fmt::format("{}; this shell has {} watches that have not fired "
+                                           "(watches lists them)",
+                                           e.detail().empty() ? e.description() : e.detail(),
+                                           groupDigits(static_cast<int64_t>(watches_.size()))));
+  }
+  Watch watch{line_, key, std::move(*future), transaction_.has_value()};
+  watch.future.onReady([signal = signal_] { signal->notify(); });
+  if (options_.json) {
+    nlohmann::json event = {{"watch", "set"}, {"line", line_}};
+    event.update(jsonKey(options_, key));
+    event["value"] = value ? nlohmann::json(fdb::printable(*value)) : nlohmann::json(nullptr);
+    event["active"] = !watch.pending;
+    printJson(event);
+  } else {
+    fmt::print("Watching {} ({}){}\n", showKey(options_, key),
+               value ? fmt::format("value `{}'", fdb::printable(*value)) : "not found",
+               watch.pending ? " once the transaction commits" : "");
+  }
+  watches_.push_back(std::move(watch));
+}
+
+void KvShell::listWatches() const {
+  if (options_.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const Watch& watch : watches_) {
+      nlohmann::json row = {{"line", watch.line}};
+      row.update(jsonKey(options_, watch.key));
+      row["active"] = !watch.pending;
+      list.push_back(std::move(row));
+    }
+    printJson(list);
+    return;
+  }
+  if (watches_.empty()) {
+    fmt::print("There are no watches\n");
+    return;
+  }
+  fmt::print("Watches that have not fired:\n");
+  for (const Watch& watch : watches_) {
+    fmt::print("  {} (line {}){}\n", showKey(options_, watch.key), watch.line,
+               watch.pending ? ", once the transaction commits" : "");
+  }
+}
+
+void KvShell::waitForWatch(const std::vector<std::string>& words) {
+  usage(words, 0, 1, "[SECONDS]");
+  std::optional<double> seconds;
+  if (words.size() == 2) {
+    double parsed = -1;
+    const std::string& text = words[1];
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed);
+    if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(parsed) ||
+        parsed < 0 || parsed > kMaxWaitSeconds) {
+      throw std::invalid_argument(
+          fmt::format("wait takes a number of seconds from 0 to 1000000, not '{}'", text));
+    }
+    seconds = parsed;
+  }
+  if (transaction_) {
+    throw std::invalid_argument(
+        "wait cannot run in a transaction: its watches are armed only when it commits (commit "
+        "or rollback first)");
+  }
+  // None left: every watch fired (and was printed) already, so `watch K`, `set K v`, `wait`
+  // prints the same whether the watch fired before the `wait` (on fdb: it may fire on the
+  // network thread a little after the commit) or during it.
+  if (watches_.empty()) return;
+  if (!seconds && !options_.db.starts_with("fdb:")) {
+    // Only this process opens a memory: or file: store, and the shell's own writes fire their
+    // watches before the next line: nothing could end the wait.
+    throw std::invalid_argument(fmt::format(
+        "wait needs SECONDS here: only this shell writes to the store ({}), so no other client "
+        "can fire a watch",
+        options_.db));
+  }
+  auto fired = [&] {
+    return std::any_of(watches_.begin(), watches_.end(),
+                       [](const Watch& watch) { return watch.future.isReady(); });
+  };
+  std::unique_lock lock(signal_->mutex);
+  if (!seconds) {
+    signal_->ready.wait(lock, fired);
+  } else if (!signal_->ready.wait_for(lock, std::chrono::duration<double>(*seconds), fired)) {
+    fmt::print("No watch fired in {} s\n", *seconds);
+  }
+}
+
+bool KvShell::reportWatches() {
+  bool ok = true;
+  std::vector<Watch> notFired;
+  for (Watch& watch : watches_) {
+    if (!watch.future.isReady()) {
+      notFired.push_back(std::move(watch));
+      continue;
+    }
+    if (std::optional<fdb::Error> error = watch.future.error()) {
+      std::fflush(stdout);
+      fmt::print(stderr, "rl: error: line {}: the watch on {} failed: {}\n", watch.line,
+                 showKey(options_, watch.key), error->what());
+      ok = false;
+    } else if (options_.json) {
+      nlohmann::json event = {{"watch", "fired"}, {"line", watch.line}};
+      event.update(jsonKey(options_, watch.key));
+      printJson(event);
+    } else {
+      fmt::print("Watch on {} (line {}) fired\n", showKey(options_, watch.key), watch.line);
+    }
+  }
+  watches_ = std::move(notFired);
+  return ok;
+}
+
+void KvShell::dropPendingWatches() {
+  std::vector<Watch> kept;
+  for (Watch& watch : watches_) {
+    // One that fired on a write of the transaction before it ended is reported as fired.
+    if (!watch.pending || (watch.future.isReady() && !watch.future.error())) {
+      kept.push_back(std::move(watch));
+      continue;
+    }
+    if (options_.json) {
+      nlohmann::json event = {{"watch", "dropped"}, {"line", watch.line}};
+      event.update(jsonKey(options_, watch.key));
+      printJson(event);
+    } else {
+      fmt::print("Watch on {} (line {}) dropped with the transaction\n",
+                 showKey(options_, watch.key), watch.line);
+    }
+  }
+  watches_ = std::move(kept);
 }
 
 }  // namespace rl::cli

@@ -10,11 +10,18 @@
 // until `commit`; `rollback` discards it, and so does any FoundationDB error while it is open.
 // Errors are printed ("rl: error: line N: ...") and the shell goes on.
 //
-// Thread-safety: one thread at a time.
+// `watch KEY` sets a FoundationDB watch on KEY (committed at once, or with the open
+// transaction). After every line the shell prints the watches that fired since the last one
+// ("Watch on `KEY' (line N) fired") after that line's own output, so output never interleaves
+// and a script's output is deterministic; `wait` blocks until one fires. Watches that have not
+// fired when the shell ends are cancelled.
+//
+// Thread-safety: one thread at a time (watch callbacks only wake a waiting `wait`).
 #pragma once
 
 #include <cstdint>
 #include <istream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,10 +47,27 @@ class KvShell {
     std::optional<int64_t> value;
   };
 
+  // A watch set by `watch`, until it fires or fails.
+  struct Watch {
+    int line;  // the line of its `watch`
+    fdb::Bytes key;
+    fdb::Future<void> future;
+    bool pending;  // set in the open transaction, armed only when it commits
+  };
+  struct WatchSignal;  // wakes `wait` when a watch's future becomes ready
+
   void execute(const std::vector<std::string>& words);
   void setOption(const std::vector<std::string>& words);
   void printStatus();
   void applyOptions(fdb::Transaction& tr) const;
+  void watchKey(const std::vector<std::string>& words);
+  void listWatches() const;
+  void waitForWatch(const std::vector<std::string>& words);
+  // Prints the watches that fired (stdout) or failed (stderr) and forgets them. Returns false
+  // when one failed.
+  bool reportWatches();
+  // Forgets the watches of the transaction just discarded, a line on stdout each.
+  void dropPendingWatches();
 
   KvOptions options_;
   fdb::Database db_;
@@ -53,6 +77,8 @@ class KvShell {
   std::vector<EnabledOption> enabled_;             // `option on` outside a transaction: every one
   std::vector<EnabledOption> transactionOptions_;  // `option on` inside: that one only
   bool exit_ = false;
+  std::vector<Watch> watches_;  // in the order they were set
+  std::shared_ptr<WatchSignal> signal_;
 };
 
 }  // namespace rl::cli

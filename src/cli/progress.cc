@@ -52,7 +52,9 @@ void Progress::draw() {
   const std::string count = total_ == 0
                                 ? groupDigits(done_)
                                 : fmt::format("{}/{}", groupDigits(done_), groupDigits(total_));
-  const std::string note = note_.empty() ? "" : "  " + note_;
+  // After a bar's "done/total", two spaces; after a lone count, the note is its unit
+  // ("6,002 keys").
+  const std::string note = note_.empty() ? "" : (total_ == 0 ? " " : "  ") + note_;
   if (!terminal_) {
     fmt::print(stderr, "{}: {}{}\n", what_, count, note);
     return;

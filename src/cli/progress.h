@@ -24,7 +24,8 @@ class Progress {
   Progress(std::string what, int64_t total);
   ~Progress();  // finish()es
 
-  // `done` of `total` so far; `note` follows the count ("5.2 MB").
+  // `done` of `total` so far; `note` follows the count ("5.2 MB"; with an unknown total, the
+  // count's unit: "6,002 keys, 202,300 B").
   void update(int64_t done, const std::string& note = {});
   // Draws the last state and ends the line (once).
   void finish();

@@ -66,6 +66,10 @@ std::string groupDigits(int64_t value) {
   return value < 0 ? "-" + out : out;
 }
 
+std::string plural(int64_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", groupDigits(n), n == 1 ? one : many);
+}
+
 std::string formatBytes(int64_t bytes) {
   if (bytes < 1'000'000) return groupDigits(bytes) + " B";
   return fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rl::cli {
@@ -39,6 +40,10 @@ class Table {
 
 // 1234567 -> "1,234,567".
 std::string groupDigits(int64_t value);
+
+// A count and its noun, grouped: plural(1, "key", "keys") is "1 key", plural(8000, ...)
+// "8,000 keys".
+std::string plural(int64_t n, std::string_view one, std::string_view many);
 
 // A byte count for people: "200 B", "250,000 B" below 1 MB, then "5.2 MB" (10^6 bytes).
 std::string formatBytes(int64_t bytes);

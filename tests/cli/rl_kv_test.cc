@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 #include <utility>
@@ -379,7 +380,7 @@ TEST_F(RlKv, ShellStatus) {
   const std::string store = "file:" + dir_.string();
   EXPECT_NE(r.out.find("Store: " + store +
                        "\nTransaction: none (each command commits on its own)\nOptions: none\n"
-                       "Keys: printable bytes\n"),
+                       "Keys: printable bytes\nWatches: none\n"),
             std::string::npos)
       << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex("Transaction: open \\(begun at line 3\\), read "
@@ -387,6 +388,291 @@ TEST_F(RlKv, ShellStatus) {
                                                   "Options: TIMEOUT 5000\n")))
       << r.out;
   EXPECT_EQ(everything(), "`a' is `1'\n");
+}
+
+// --- Watches in the shell ---
+
+// `out` with every committed version replaced by V, so a script's output compares exactly.
+std::string withoutVersions(const std::string& out) {
+  return std::regex_replace(out, std::regex("Committed \\(\\d+\\)"), "Committed (V)");
+}
+
+TEST_F(RlKv, ShellWatchFiresWhenTheValueChangesAndNotOnTheSameValue) {
+  RunResult r = shell(
+      "set a 1\n"
+      "watch a\n"
+      "set a 1\n"  // the same value: a watch fires only when the value changes
+      "get a\n"
+      "set a 2\n"  // another value, in a later transaction: fires
+      "watch a\n"
+      "clear a\n"  // cleared: fires
+      "watch a\n"
+      "clear a\n"  // not there before either: the same "value"
+      "set a 3\n"
+      "watch a\n"
+      "clearrange \"\" b\n"  // a range over it: fires
+      "watch a\n"
+      "status\n"
+      "watches\n");
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(withoutVersions(r.out),
+            "Committed (V)\n"
+            "Watching `a' (value `1')\n"
+            "Committed (V)\n"
+            "`a' is `1'\n"
+            "Committed (V)\n"
+            "Watch on `a' (line 2) fired\n"
+            "Watching `a' (value `2')\n"
+            "Committed (V)\n"
+            "Watch on `a' (line 6) fired\n"
+            "Watching `a' (not found)\n"
+            "Committed (V)\n"
+            "Committed (V)\n"
+            "Watch on `a' (line 8) fired\n"
+            "Watching `a' (value `3')\n"
+            "Committed (V)\n"
+            "Watch on `a' (line 11) fired\n"
+            "Watching `a' (not found)\n"
+            "Store: file:" +
+                dir_.string() +
+                "\n"
+                "Transaction: none (each command commits on its own)\n"
+                "Options: none\n"
+                "Keys: printable bytes\n"
+                "Watches: 1 not fired (watches lists them)\n"
+                "Watches that have not fired:\n"
+                "  `a' (line 13)\n");
+  // The one left is cancelled when the shell ends, which is no error.
+  EXPECT_EQ(r.err, "rl kv: 1 watch had not fired when the shell ended; cancelled: `a' (line 13)\n");
+}
+
+TEST_F(RlKv, ShellWatchInATransaction) {
+  RunResult r = shell(
+      "set a 1\n"
+      "begin\n"
+      "watch a\n"  // 3: armed when the transaction commits
+      "set b 1\n"
+      "watches\n"
+      "commit\n"
+      "set a 2\n"  // fires line 3's
+      "begin\n"
+      "watch a\n"  // 9
+      "set a 3\n"  // the transaction's own write changes the value: fires at once
+      "commit\n"
+      "begin\n"
+      "watch a\n"  // 13
+      "rollback\n"
+      "set a 4\n"  // nothing fires: line 13's watch went with its transaction
+      "begin\n"
+      "watch b\n"  // 17
+      "set " +
+      std::string(10'001, 'k') +
+      " v\n"
+      "commit\n"  // 19: fails with the set's error, which rolls the transaction back
+      "begin\n"
+      "watch c\n");  // 21: the input ends with the transaction open
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(withoutVersions(r.out),
+            "Committed (V)\n"
+            "Transaction started\n"
+            "Watching `a' (value `1') once the transaction commits\n"
+            "Watches that have not fired:\n"
+            "  `a' (line 3), once the transaction commits\n"
+            "Committed (V)\n"
+            "Committed (V)\n"
+            "Watch on `a' (line 3) fired\n"
+            "Transaction started\n"
+            "Watching `a' (value `2') once the transaction commits\n"
+            "Watch on `a' (line 9) fired\n"
+            "Committed (V)\n"
+            "Transaction started\n"
+            "Watching `a' (value `3') once the transaction commits\n"
+            "Transaction rolled back\n"
+            "Watch on `a' (line 13) dropped with the transaction\n"
+            "Committed (V)\n"
+            "Transaction started\n"
+            "Watching `b' (value `1') once the transaction commits\n"
+            "Watch on `b' (line 17) dropped with the transaction\n"
+            "Transaction started\n"
+            "Watching `c' (not found) once the transaction commits\n"
+            "Watch on `c' (line 21) dropped with the transaction\n");
+  EXPECT_EQ(r.err,
+            "rl: error: line 19: key_too_large (2102): key of 10001 bytes (the transaction begun "
+            "at line 16 is rolled back)\n"
+            "rl: error: the transaction begun at line 20 was not committed; its writes are "
+            "discarded\n");
+  EXPECT_EQ(everything(), "`a' is `4'\n`b' is `1'\n");
+}
+
+TEST_F(RlKv, ShellWatchErrorsAreOneLineEachAndChangeNothing) {
+  RunResult r = shell(
+      "watch\n"
+      "watch a b\n"
+      "watch k\\xZZ\n"
+      "watch \\xff\\xff\n"
+      "watch " +
+      std::string(10'001, 'k') +
+      "\n"
+      "option on READ_YOUR_WRITES_DISABLE\n"
+      "watch a\n"
+      "option off READ_YOUR_WRITES_DISABLE\n"
+      "watches now\n"
+      "wait x\n"
+      "wait -1\n"
+      "wait 1 2\n"
+      "wait\n"  // 13: no watch: nothing to wait for, returns at once
+      "watch a\n"
+      "wait\n"  // 15: a file: store has one writer, this shell
+      "wait 0\n"
+      "begin\n"
+      "wait 0\n"
+      "rollback\n"
+      "watches\n");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.out,
+            "Option enabled for all transactions\n"
+            "Option disabled for all transactions\n"
+            "Watching `a' (not found)\n"
+            "No watch fired in 0 s\n"
+            "Transaction started\n"
+            "Transaction rolled back\n"
+            "Watches that have not fired:\n"
+            "  `a' (line 14)\n");
+  const std::string store = "file:" + dir_.string();
+  EXPECT_EQ(r.err,
+            "rl: error: line 1: usage: watch KEY\n"
+            "rl: error: line 2: usage: watch KEY\n"
+            "rl: error: line 3: bad escape at character 2 of `k\\xZZ': \\x takes two hex digits "
+            "(\\x00 to \\xff)\n"
+            "rl: error: line 4: key_outside_legal_range (2004): watch of '\\xff\\xff' outside the "
+            "readable key space\n"
+            "rl: error: line 5: key_too_large (2102): watched key of 10001 bytes\n"
+            "rl: error: line 7: watches_disabled (1034): watches need read-your-writes\n"
+            "rl: error: line 9: watches takes no arguments\n"
+            "rl: error: line 10: wait takes a number of seconds from 0 to 1000000, not 'x'\n"
+            "rl: error: line 11: wait takes a number of seconds from 0 to 1000000, not '-1'\n"
+            "rl: error: line 12: usage: wait [SECONDS]\n"
+            "rl: error: line 15: wait needs SECONDS here: only this shell writes to the store (" +
+                store +
+                "), so no other client can fire a watch\n"
+                "rl: error: line 18: wait cannot run in a transaction: its watches are armed only "
+                "when it commits (commit or rollback first)\n"
+                "rl kv: 1 watch had not fired when the shell ended; cancelled: `a' (line 14)\n");
+  EXPECT_EQ(everything(), "");
+}
+
+TEST_F(RlKv, ShellWatchJsonAndTupleKeys) {
+  RunResult r = shell(
+      "watch (\"orders\", 42)\n"
+      "watches\n"
+      "set (\"orders\", 42) v\n",
+      {"--json", "--tuple"});
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(withoutVersions(std::regex_replace(r.out, std::regex("\"committed_version\": \\d+"),
+                                               "\"committed_version\": V")),
+            "{\n"
+            "  \"active\": true,\n"
+            "  \"key\": \"\\\\x02orders\\\\x00\\\\x15*\",\n"
+            "  \"line\": 1,\n"
+            "  \"tuple\": \"(\\\"orders\\\", 42)\",\n"
+            "  \"value\": null,\n"
+            "  \"watch\": \"set\"\n"
+            "}\n"
+            "[\n"
+            "  {\n"
+            "    \"active\": true,\n"
+            "    \"key\": \"\\\\x02orders\\\\x00\\\\x15*\",\n"
+            "    \"line\": 1,\n"
+            "    \"tuple\": \"(\\\"orders\\\", 42)\"\n"
+            "  }\n"
+            "]\n"
+            "{\n"
+            "  \"committed_version\": V\n"
+            "}\n"
+            "{\n"
+            "  \"key\": \"\\\\x02orders\\\\x00\\\\x15*\",\n"
+            "  \"line\": 1,\n"
+            "  \"tuple\": \"(\\\"orders\\\", 42)\",\n"
+            "  \"watch\": \"fired\"\n"
+            "}\n");
+  EXPECT_EQ(r.err, "");
+
+  RunResult text = shell("watch (\"orders\", 7)\nset (\"orders\", 7) w\n", {"--tuple"});
+  EXPECT_EQ(text.exitCode, 0) << text.err;
+  EXPECT_EQ(withoutVersions(text.out),
+            "Watching (\"orders\", 7) (not found)\n"
+            "Committed (V)\n"
+            "Watch on (\"orders\", 7) (line 1) fired\n");
+}
+
+TEST_F(RlKv, ShellHelpListsTheWatchCommands) {
+  RunResult r = shell("help\n");
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  for (const char* line : {"\n  watch KEY ", "\n  watches ", "\n  wait [SECONDS] "}) {
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  }
+  RunResult usage = runRl({"kv", "--help"});
+  EXPECT_NE(usage.out.find("option, watch, watches, wait, status, help"), std::string::npos)
+      << usage.out;
+}
+
+TEST_F(RlKv, ShellTooManyWatches) {
+  // FoundationDB allows 10,000 outstanding watches a database by default (max_watches): the
+  // 10,001st is refused with too_many_watches (1032), and the shell goes on.
+  std::string script;
+  for (int i = 1; i <= 10'001; ++i) script += "watch k" + std::to_string(i) + "\n";
+  script += "set k1 x\n";
+  script += "watch k10001\n";  // one fired, so there is room again
+  RunResult r = runRl({"kv", "--db", "memory:"}, script);
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_TRUE(r.out.starts_with("Watching `k1' (not found)\nWatching `k2' (not found)\n"));
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("Watching `k10000' \\(not found\\)\n"
+                                                  "Committed \\(\\d+\\)\n"
+                                                  "Watch on `k1' \\(line 1\\) fired\n"
+                                                  "Watching `k10001' \\(not found\\)\n$")))
+      << r.out.substr(r.out.size() - 200);
+  EXPECT_EQ(r.err,
+            "rl: error: line 10001: too_many_watches (1032): too many watches are outstanding on "
+            "this database; this shell has 10,000 watches that have not fired (watches lists "
+            "them)\n"
+            "rl kv: 10,000 watches had not fired when the shell ended; cancelled: `k2' (line 2), "
+            "`k3' (line 3), `k4' (line 4), `k5' (line 5), `k6' (line 6), `k7' (line 7), `k8' "
+            "(line 8), `k9' (line 9), `k10' (line 10), `k11' (line 11) and 9,990 more\n");
+}
+
+TEST_F(RlKv, ShellWatchThroughTheFoundationDBBackend) {
+  // fdb:<cluster file> on this build's libfdb_c.so: a watch's future is completed through the
+  // C API's callbacks, with 250 us of simulated delay on the library's network thread, so it
+  // may be ready a little after the commit that fired it; `wait` makes the output the same
+  // either way.
+  const std::filesystem::path cluster = dir_.string() + ".cluster";
+  std::ofstream(cluster) << "memory:rl-kv-watch\n";
+  const std::string script =
+      "watch a\n"
+      "set a 1\n"
+      "wait\n"
+      "watch a\n"
+      "clear a\n"
+      "wait\n"
+      "watches\n";
+  for (const char* delay : {"0", "250"}) {
+    SCOPED_TRACE(delay);
+    RunResult r = runRl({"kv", "--db", "fdb:" + cluster.string()}, script,
+                        {{"RL_FDB_C_LIBRARY", RL_FDB_C_EMBEDDED_LIBRARY},
+                         {"RL_FDB_C_ALLOW_EMBEDDED", "1"},
+                         {"RECORDLAYER_ONE_WAY_DELAY_US", delay}});
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_EQ(withoutVersions(r.out),
+              "Watching `a' (not found)\n"
+              "Committed (V)\n"
+              "Watch on `a' (line 1) fired\n"
+              "Watching `a' (value `1')\n"
+              "Committed (V)\n"
+              "Watch on `a' (line 4) fired\n"
+              "There are no watches\n");
+  }
+  std::filesystem::remove(cluster);
 }
 
 }  // namespace

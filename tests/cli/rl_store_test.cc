@@ -471,6 +471,20 @@ TEST_F(RlStore, CheckFindsAClearedIndexEntryAndRecord) {
               R"(("nope",))");
 }
 
+TEST_F(RlStore, CheckCountsEachKeyOnceAcrossTransactions) {
+  // 4,000 records take two transactions of 2,000 at least (rl::CheckOptions), and a step
+  // stops inside a batch of rows: the keys after the stop are counted by the next step only.
+  // The counts are grouped by thousands, as the other commands print them.
+  create();
+  load(orders(1, 4000));
+  const std::string out = ok({"check"});
+  EXPECT_TRUE(std::regex_search(
+      out, std::regex(" in [2-9]\\d* transactions: 4,000 records \\(8,000 keys\\), 4,000 "
+                      "index entries expected, 4,000 scanned\\.\n")))
+      << out;
+  EXPECT_NE(out.find("No problems.\n"), std::string::npos) << out;
+}
+
 TEST_F(RlStore, KeysAnnotatesTheLayout) {
   create();
   load(orders(1, 2));

@@ -100,6 +100,46 @@ TEST_F(StoreCheckerTest, SmallBudgetsTakeManyTransactionsAndFindTheSame) {
   EXPECT_EQ(whole.count(CheckProblemKind::kDanglingIndexEntry), 1);
 }
 
+TEST_F(StoreCheckerTest, KeysAndProblemsAreCountedOnceAcrossSteps) {
+  // A step that stops inside a batch resumes at the record (or entry) it stopped before:
+  // the keys after it in that batch are read again by the next step, and must be counted,
+  // and their problems reported, by that step only. Two undecodable keys sit among the
+  // records and the entries: one after record 15's keys, one after entry (100, 10).
+  saveHealthyStore(40);
+  const fdb::Bytes badRecordKey = fdb::Tuple{1, 15}.pack() + "\x99";
+  const fdb::Bytes badEntry = fdb::Tuple{2, "Order$price", 100}.pack() + "\x99";
+  rawSet(badRecordKey, "x");
+  rawSet(badEntry, "");
+  const CheckReport whole = check();
+  EXPECT_EQ(whole.transactions, 1);
+  // 40 orders and the customer with a version and a value each, the large order's version
+  // and 3 chunks, the bad key; three entries for each order, and the bad one.
+  EXPECT_EQ(whole.recordKeysScanned, 41 * 2 + 4 + 1) << whole.summary();
+  EXPECT_EQ(whole.indexEntriesScanned, 41 * 3 + 1) << whole.summary();
+  ASSERT_EQ(whole.problems.size(), 2u) << whole.summary();
+  EXPECT_EQ(whole.problems[0].kind, CheckProblemKind::kUndecodableKey);
+  EXPECT_EQ(whole.problems[0].key, badRecordKey);
+  EXPECT_EQ(whole.problems[1].kind, CheckProblemKind::kUndecodableKey);
+  EXPECT_EQ(whole.problems[1].key, badEntry);
+  // Steps of 1 to 4 items in batches of 2 to 5 rows put the step boundaries everywhere.
+  for (int items = 1; items <= 4; ++items) {
+    for (int batch = 2; batch <= 5; ++batch) {
+      SCOPED_TRACE(testing::Message() << items << " items a step, batches of " << batch);
+      CheckOptions small;
+      small.maxItemsPerTransaction = items;
+      small.batchSize = batch;
+      const CheckReport stepped = check(small);
+      EXPECT_GT(stepped.transactions, 20);
+      EXPECT_EQ(stepped.recordKeysScanned, whole.recordKeysScanned) << stepped.summary();
+      EXPECT_EQ(stepped.indexEntriesScanned, whole.indexEntriesScanned) << stepped.summary();
+      EXPECT_EQ(stepped.recordsChecked, whole.recordsChecked);
+      EXPECT_EQ(stepped.indexEntriesExpected, whole.indexEntriesExpected);
+      ASSERT_EQ(stepped.problems.size(), 2u) << stepped.summary();
+      for (size_t i = 0; i < 2; ++i) EXPECT_EQ(stepped.problems[i].key, whole.problems[i].key);
+    }
+  }
+}
+
 TEST_F(StoreCheckerTest, StepsThatFailAreRetriedWithoutCountingTwice) {
   // Reads fail with transaction_too_old at random, in the middle of steps; run() retries
   // them and the report is the same as on a database without faults.

@@ -343,20 +343,25 @@ class Step {
 
   // --- Records ---
 
-  // The primary key a record key belongs to, or nullopt (reported) when it has none.
-  std::optional<fdb::Tuple> recordPrimaryKey(std::string_view key) {
+  // The primary key a record key belongs to, or nullopt when it has none (a problem, reported
+  // when `report`).
+  std::optional<fdb::Tuple> recordPrimaryKey(std::string_view key, bool report) {
     fdb::Tuple tuple;
     try {
       tuple = c_.recordsSubspace.unpack(key);
     } catch (const fdb::Error& e) {
-      problem(CheckProblemKind::kUndecodableKey, key,
-              fmt::format("a key under the records subspace is not a tuple: {}", e.what()));
+      if (report) {
+        problem(CheckProblemKind::kUndecodableKey, key,
+                fmt::format("a key under the records subspace is not a tuple: {}", e.what()));
+      }
       return std::nullopt;
     }
     if (currentLayout().legacyUnsuffixed()) return tuple;
     if (tuple.size() < 2) {
-      problem(CheckProblemKind::kBadSplit, key,
-              "a record key without a split suffix in a store that writes suffixes");
+      if (report) {
+        problem(CheckProblemKind::kBadSplit, key,
+                "a record key without a split suffix in a store that writes suffixes");
+      }
       return std::nullopt;
     }
     fdb::Tuple primaryKey;
@@ -610,50 +615,85 @@ class Step {
     }
   }
 
+  // A record's rows and the keys after its first that belong to no record (undecodable, or
+  // without a split suffix), in key order: what a step counts and reports together, or
+  // leaves whole to the next step. `record` is empty for stray keys before any record.
+  struct RecordGroup {
+    std::optional<RecordRows> record;
+    std::vector<fdb::Bytes> strayKeys;
+  };
+
+  // Counts a group's keys and reports its stray ones.
+  void countGroup(const RecordGroup& group) {
+    if (group.record) found_.recordKeysScanned += static_cast<int64_t>(group.record->rows.size());
+    for (const fdb::Bytes& key : group.strayKeys) {
+      found_.recordKeysScanned += 1;
+      recordPrimaryKey(key, /*report=*/true);
+    }
+  }
+
   void checkRecords() {
     const fdb::KeyRange all = c_.recordsSubspace.range();
     fdb::Bytes begin = progress_.resumeAt.value_or(all.begin);
-    std::optional<RecordRows> open;  // the record whose rows may continue in the next batch
+    // The last group of the batch read, whose record may go on in the next batch.
+    RecordGroup open;
     bool exhausted = false;
     while (!exhausted) {
       const fdb::RangeResult batch =
           tr_.snapshot().getRange(fdb::KeyRange{begin, all.end}, batchOptions()).get();
       exhausted = !batch.more;
       if (!batch.rows.empty()) begin = fdb::Bytes(batch.rows[batch.rows.size() - 1].key) + '\x00';
-      std::vector<RecordRows> complete;
+      // Group the rows by record; nothing is counted or reported yet, so that rows after the
+      // point where this step stops are left to the next step entirely.
+      std::vector<RecordGroup> complete;
       for (const fdb::KeyValueRef& row : batch.rows) {
-        found_.recordKeysScanned += 1;
-        std::optional<fdb::Tuple> primaryKey = recordPrimaryKey(row.key);
-        if (!primaryKey) continue;
-        if (open && (open->primaryKey != *primaryKey || currentLayout().legacyUnsuffixed())) {
-          complete.push_back(std::move(*open));
-          open.reset();
+        std::optional<fdb::Tuple> primaryKey = recordPrimaryKey(row.key, /*report=*/false);
+        if (!primaryKey) {
+          open.strayKeys.emplace_back(row.key);
+          continue;
         }
-        if (!open) open = RecordRows{std::move(*primaryKey), {}};
-        open->rows.push_back(row);
+        if (open.record &&
+            (open.record->primaryKey != *primaryKey || currentLayout().legacyUnsuffixed())) {
+          complete.push_back(std::move(open));
+          open = RecordGroup{};
+        }
+        if (!open.record) {
+          if (!open.strayKeys.empty()) {  // stray keys before this record: a group alone
+            complete.push_back(std::move(open));
+            open = RecordGroup{};
+          }
+          open.record = RecordRows{std::move(*primaryKey), {}};
+        }
+        open.record->rows.push_back(row);
       }
-      if (exhausted && open) {
-        complete.push_back(std::move(*open));
-        open.reset();
+      if (exhausted && (open.record || !open.strayKeys.empty())) {
+        complete.push_back(std::move(open));
+        open = RecordGroup{};
       }
       // Assemble, then check entries for the records of this batch together.
       std::vector<ParsedRecord> parsed;
       std::optional<fdb::Bytes> stopAt;
-      for (size_t i = 0; i < complete.size(); ++i) {
+      for (RecordGroup& group : complete) {
+        if (!group.record) {
+          countGroup(group);
+          continue;
+        }
         if (items_ > 0 && budgetSpent()) {
-          stopAt = complete[i].rows.front().key;
+          stopAt = group.record->rows.front().key;
           break;
         }
         items_ += 1;
-        if (hasData(complete[i])) found_.recordsChecked += 1;
-        std::optional<Assembled> assembled = assemble(complete[i], true);
+        countGroup(group);
+        RecordRows& rows = *group.record;
+        if (hasData(rows)) found_.recordsChecked += 1;
+        std::optional<Assembled> assembled = assemble(rows, true);
         if (!assembled) continue;
-        std::optional<ParsedRecord> record = parse(complete[i], std::move(*assembled), true);
+        std::optional<ParsedRecord> record = parse(rows, std::move(*assembled), true);
         if (record) parsed.push_back(std::move(*record));
       }
       checkEntriesOf(parsed);
-      if (!stopAt && !exhausted && open && items_ > 0 && budgetSpent()) {
-        stopAt = open->rows.front().key;
+      if (!stopAt && !exhausted && open.record && items_ > 0 && budgetSpent()) {
+        stopAt = open.record->rows.front().key;
       }
       if (stopAt) {
         progress_.resumeAt = std::move(*stopAt);
@@ -751,6 +791,7 @@ class Step {
     fdb::Bytes value;
     fdb::Tuple valueKey;  // the index columns
     fdb::Tuple primaryKey;
+    std::optional<std::string> undecodable;  // why the key is no entry of the index
   };
   // A run of entries with one value of a unique index.
   struct UniqueGroup {
@@ -816,7 +857,7 @@ class Step {
       std::vector<ScannedEntry> entries;
       std::set<fdb::Tuple> primaryKeys;
       for (const fdb::KeyValueRef& row : batch.rows) {
-        ScannedEntry entry{fdb::Bytes(row.key), fdb::Bytes(row.value), {}, {}};
+        ScannedEntry entry{fdb::Bytes(row.key), fdb::Bytes(row.value), {}, {}, {}};
         try {
           const fdb::Tuple tuple =
               fdb::Tuple::unpack(std::string_view(row.key).substr(checked.prefix.size()));
@@ -824,9 +865,10 @@ class Step {
           for (size_t i = 0; i < columns; ++i) entry.valueKey.append(tuple[i]);
           entry.primaryKey = index.entryPrimaryKey(tuple);
         } catch (const fdb::Error& e) {
-          found_.indexEntriesScanned += 1;
-          problem(CheckProblemKind::kUndecodableKey, row.key,
-                  fmt::format("not an entry of index {}: {}", index.name(), e.what()));
+          // Counted and reported in order with the others, so not by a step that stops
+          // before it.
+          entry.undecodable = fmt::format("not an entry of index {}: {}", index.name(), e.what());
+          entries.push_back(std::move(entry));
           continue;
         }
         primaryKeys.insert(entry.primaryKey);
@@ -835,6 +877,11 @@ class Step {
       const std::map<fdb::Tuple, RecordFacts> facts =
           recordFacts(primaryKeys, progress_.indexPosition);
       for (const ScannedEntry& entry : entries) {
+        if (entry.undecodable) {
+          found_.indexEntriesScanned += 1;
+          problem(CheckProblemKind::kUndecodableKey, entry.key, *entry.undecodable);
+          continue;
+        }
         // A step ends only where a new value starts (unique) or at any entry (otherwise).
         const bool boundary = !unique || group.members.empty() || entry.valueKey != group.valueKey;
         if (boundary) {
