@@ -19,48 +19,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/run_rl.h"
+#include "cli/shop_test_store.h"
 
 namespace rl::test {
 namespace {
 
-constexpr char kOrdersProto[] = R"(syntax = "proto2";
-package shop;
-import "record_metadata_options.proto";
-option (com.apple.foundationdb.record.schema).split_long_records = true;
-option (com.apple.foundationdb.record.schema).store_record_versions = true;
-message Order {
-  optional int64 id = 1 [(com.apple.foundationdb.record.field).primary_key = true];
-  optional int64 price = 2 [(com.apple.foundationdb.record.field).index = {}];
-  optional string customer = 3;
-  repeated string tags = 4;
-  optional bytes payload = 5;
-}
-message RecordTypeUnion {
-  option (com.apple.foundationdb.record.record).usage = UNION;
-  optional Order _Order = 1;
-}
-)";
-
-constexpr char kStore[] = R"(("shop", "orders"))";
-
-class RlBackup : public ::testing::Test {
+class RlBackup : public ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("rl-backup-test-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    write("orders.proto", kOrdersProto);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  std::string write(const std::string& name, const std::string& text) const {
-    const std::filesystem::path path = dir_ / name;
-    std::ofstream(path, std::ios::binary) << text;
-    return path.string();
-  }
-  std::string file(const std::string& name) const { return (dir_ / name).string(); }
   std::string db(const std::string& name) const { return "file:" + file(name); }
   static std::string read(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -120,8 +85,6 @@ class RlBackup : public ::testing::Test {
   static std::string everything(const std::string& address) {
     return ok({"kv", "--db", address, "getrange", "", "--limit", "0"});
   }
-
-  std::filesystem::path dir_;
 };
 
 TEST_F(RlBackup, AStoreRestoredIntoAFreshDatabaseHasTheSameRecordsKeysAndCheck) {

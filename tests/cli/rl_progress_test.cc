@@ -15,30 +15,11 @@
 #include <vector>
 
 #include "cli/run_rl.h"
+#include "cli/shop_test_store.h"
 
 namespace rl::test {
 namespace {
 
-// The schema of the tests: examples/record_layer/orders.proto, less its comments.
-constexpr char kOrdersProto[] = R"(syntax = "proto2";
-package shop;
-import "record_metadata_options.proto";
-option (com.apple.foundationdb.record.schema).split_long_records = true;
-option (com.apple.foundationdb.record.schema).store_record_versions = true;
-message Order {
-  optional int64 id = 1 [(com.apple.foundationdb.record.field).primary_key = true];
-  optional int64 price = 2 [(com.apple.foundationdb.record.field).index = {}];
-  optional string customer = 3;
-  repeated string tags = 4;
-  optional bytes payload = 5;
-}
-message RecordTypeUnion {
-  option (com.apple.foundationdb.record.record).usage = UNION;
-  optional Order _Order = 1;
-}
-)";
-
-constexpr char kStore[] = R"(("shop", "orders"))";
 constexpr int kRecords = 2'000;
 
 // 1234567 -> "1,234,567", as rl prints counts.
@@ -62,16 +43,11 @@ std::vector<std::string> drawnStates(const std::string& terminal) {
   return states;
 }
 
-class RlProgress : public ::testing::Test {
+class RlProgress : public ScratchDirTest {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("rl-progress-test-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    ScratchDirTest::SetUp();
     db_ = "file:" + (dir_ / "db").string();
-    std::ofstream(dir_ / "orders.proto") << kOrdersProto;
     std::ofstream ndjson(dir_ / "orders.ndjson");
     for (int id = 1; id <= kRecords; ++id) {
       ndjson << "{\"id\": " << id << ", \"price\": " << id * 10 << ", \"customer\": \"c" << id % 7
@@ -83,7 +59,6 @@ class RlProgress : public ::testing::Test {
                                (dir_ / "orders.proto").string()});
     ASSERT_EQ(created.exitCode, 0) << created.err;
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::vector<std::string> load() const {
     return {"load", "--db", db_, "--path", kStore, (dir_ / "orders.ndjson").string()};
@@ -117,7 +92,6 @@ class RlProgress : public ::testing::Test {
     EXPECT_TRUE(states.back().starts_with(full)) << states.back();
   }
 
-  std::filesystem::path dir_;
   std::string db_;
   int64_t ndjsonBytes_ = 0;
 };

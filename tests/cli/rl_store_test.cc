@@ -18,51 +18,17 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/run_rl.h"
+#include "cli/shop_test_store.h"
 
 namespace rl::test {
 namespace {
 
-// The schema of the tests: examples/record_layer/orders.proto, less its comments.
-constexpr char kOrdersProto[] = R"(syntax = "proto2";
-package shop;
-import "record_metadata_options.proto";
-option (com.apple.foundationdb.record.schema).split_long_records = true;
-option (com.apple.foundationdb.record.schema).store_record_versions = true;
-message Order {
-  optional int64 id = 1 [(com.apple.foundationdb.record.field).primary_key = true];
-  optional int64 price = 2 [(com.apple.foundationdb.record.field).index = {}];
-  optional string customer = 3;
-  repeated string tags = 4;
-  optional bytes payload = 5;
-}
-message RecordTypeUnion {
-  option (com.apple.foundationdb.record.record).usage = UNION;
-  optional Order _Order = 1;
-}
-)";
-
-constexpr char kStore[] = R"(("shop", "orders"))";
-
-class RlStore : public ::testing::Test {
+class RlStore : public ScratchDirTest {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("rl-store-test-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    ScratchDirTest::SetUp();
     db_ = "file:" + (dir_ / "db").string();
-    write("orders.proto", kOrdersProto);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  // Writes `text` to `name` in the test's directory; returns its path.
-  std::string write(const std::string& name, const std::string& text) const {
-    const std::filesystem::path path = dir_ / name;
-    std::ofstream(path, std::ios::binary) << text;
-    return path.string();
-  }
-  std::string file(const std::string& name) const { return (dir_ / name).string(); }
 
   // `rl COMMAND... --db file:<dir>/db --path STORE args...`
   RunResult rl(std::vector<std::string> command, std::vector<std::string> args = {},
@@ -103,7 +69,6 @@ class RlStore : public ::testing::Test {
   // Every record, by a scan with no limit.
   std::string scanAll() const { return ok({"scan"}); }
 
-  std::filesystem::path dir_;
   std::string db_;
 };
 
