@@ -515,6 +515,17 @@ void runC(benchmark::State& state, Workload w) {
     }
     c.fdb_transaction_destroy(tr);
   };
+  // Reads `key`, which must be there: the read's error, 0 when it succeeded.
+  auto getPresent = [&](FDBTransaction* tr, const std::string& key, fdb_bool_t snapshot) {
+    FDBFuture* f = c.fdb_transaction_get(tr, u8(key), len(key), snapshot);
+    fdb_error_t error = wait(f);
+    fdb_bool_t present = 0;
+    const uint8_t* bytes = nullptr;
+    int length = 0;
+    if (error == 0) ok &= c.fdb_future_get_value(f, &present, &bytes, &length) == 0 && present;
+    c.fdb_future_destroy(f);
+    return error;
+  };
   auto commit = [&](FDBTransaction* tr) {
     FDBFuture* f = c.fdb_transaction_commit(tr);
     fdb_error_t error = wait(f);
@@ -556,16 +567,7 @@ void runC(benchmark::State& state, Workload w) {
         case Workload::kRead1000: {
           fdb_bool_t snapshot = w == Workload::kRead1000;
           const std::string getKey = key(k);
-          FDBFuture* f = c.fdb_transaction_get(tr, u8(getKey), len(getKey), snapshot);
-          fdb_error_t error = wait(f);
-          fdb_bool_t present = 0;
-          const uint8_t* bytes = nullptr;
-          int length = 0;
-          if (error == 0) {
-            ok &= c.fdb_future_get_value(f, &present, &bytes, &length) == 0 && present;
-          }
-          c.fdb_future_destroy(f);
-          return error;
+          return getPresent(tr, getKey, snapshot);
         }
         case Workload::kRange10:
         case Workload::kRange100: {
@@ -593,15 +595,7 @@ void runC(benchmark::State& state, Workload w) {
         case Workload::kRyw: {
           const std::string rywKey = key(k);
           c.fdb_transaction_set(tr, u8(rywKey), len(rywKey), u8(value), len(value));
-          FDBFuture* f = c.fdb_transaction_get(tr, u8(rywKey), len(rywKey), 0);
-          fdb_error_t error = wait(f);
-          fdb_bool_t present = 0;
-          const uint8_t* bytes = nullptr;
-          int length = 0;
-          if (error == 0) {
-            ok &= c.fdb_future_get_value(f, &present, &bytes, &length) == 0 && present;
-          }
-          c.fdb_future_destroy(f);
+          fdb_error_t error = getPresent(tr, rywKey, 0);
           if (error == 0) c.fdb_transaction_cancel(tr);
           return error;
         }

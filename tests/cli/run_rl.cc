@@ -19,6 +19,21 @@ namespace rl::test {
 namespace {
 
 // This process's environment, changed by `env`, as "NAME=value" strings.
+// The rl binary and `args` as execv wants them (NUL-terminated, null-ended, writable).
+class CommandLine {
+ public:
+  explicit CommandLine(const std::vector<std::string>& args) : strings_{RL_BINARY} {
+    strings_.insert(strings_.end(), args.begin(), args.end());
+    for (std::string& s : strings_) pointers_.push_back(s.data());
+    pointers_.push_back(nullptr);
+  }
+  char* const* argv() { return pointers_.data(); }
+
+ private:
+  std::vector<std::string> strings_;
+  std::vector<char*> pointers_;
+};
+
 std::vector<std::string> environmentWith(const Environment& env) {
   std::vector<std::string> out;
   for (char** entry = environ; *entry != nullptr; ++entry) {
@@ -44,12 +59,8 @@ RunResult run(const std::vector<std::string>& args, const std::optional<std::str
     signal(SIGPIPE, SIG_IGN);  // if rl exits before reading it all, write fails instead
   }
 
-  std::vector<char*> argv;
-  std::string binary = RL_BINARY;
-  argv.push_back(binary.data());
-  std::vector<std::string> copies = args;
-  for (std::string& a : copies) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  CommandLine commandLine(args);
+  char* const* argv = commandLine.argv();
   std::vector<std::string> environment = environmentWith(env);
   std::vector<char*> envp;
   for (std::string& entry : environment) envp.push_back(entry.data());
@@ -70,7 +81,7 @@ RunResult run(const std::vector<std::string>& args, const std::optional<std::str
     dup2(errPipe[1], STDERR_FILENO);
     close(outPipe[0]);
     close(errPipe[0]);
-    execve(argv[0], argv.data(), envp.data());
+    execve(argv[0], argv, envp.data());
     _exit(127);
   }
   close(outPipe[1]);
@@ -171,12 +182,8 @@ RunResult runRlOnTerminal(const std::vector<std::string>& args, TerminalStdout s
     throw std::runtime_error("pipe failed");
   }
 
-  std::vector<char*> argv;
-  std::string binary = RL_BINARY;
-  argv.push_back(binary.data());
-  std::vector<std::string> copies = args;
-  for (std::string& a : copies) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  CommandLine commandLine(args);
+  char* const* argv = commandLine.argv();
 
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
@@ -192,7 +199,7 @@ RunResult runRlOnTerminal(const std::vector<std::string>& args, TerminalStdout s
       close(outPipe[0]);
       close(outPipe[1]);
     }
-    execv(argv[0], argv.data());
+    execv(argv[0], argv);
     _exit(127);
   }
   close(slave);  // the master reads EIO once the child's copies are closed too
