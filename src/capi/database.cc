@@ -11,6 +11,7 @@
 #include "capi/future.h"
 #include "capi/handles.h"
 #include "capi/network.h"
+#include "engine/engine_address.h"
 #include "fdb/error.h"
 
 using fdb::capi::currentErrorCode;
@@ -57,7 +58,10 @@ fdb_error_t openAddress(std::string address, FDBDatabase** out) {
     return kConnectionStringInvalid;
   }
   try {
-    *out = new FDB_database(fdb::Database::open(address, engineOptionsFromEnvironment()));
+    std::shared_ptr<fdb::engine::MemoryDatabase> database =
+        fdb::engine::openEngineDatabase(address, engineOptionsFromEnvironment());
+    if (!database) return kConnectionStringInvalid;
+    *out = new FDB_database(std::move(database));
     return 0;
   } catch (const fdb::Error& e) {
     return e.code() == fdb::errors::kClientInvalidOperation ? kConnectionStringInvalid : e.code();
@@ -92,13 +96,11 @@ RL_C_EXPORT void fdb_database_destroy(FDBDatabase* d) { delete d; }
 RL_C_EXPORT fdb_error_t fdb_database_set_option(FDBDatabase* d, FDBDatabaseOption option,
                                                 const uint8_t* value, int value_length) {
   try {
-    auto code = static_cast<fdb::DatabaseOption>(fdb::capi::codeOf(option));
-    if (value == nullptr) {
-      d->db.setOption(code);
-    } else {
-      d->db.setOption(code, std::string_view(reinterpret_cast<const char*>(value),
-                                             static_cast<size_t>(value_length)));
+    std::optional<std::string_view> parameter;
+    if (value != nullptr) {
+      parameter.emplace(reinterpret_cast<const char*>(value), static_cast<size_t>(value_length));
     }
+    d->db->setOption(fdb::capi::codeOf(option), parameter);
     return 0;
   } catch (...) {
     return currentErrorCode();
@@ -115,7 +117,7 @@ RL_C_EXPORT fdb_error_t fdb_database_open_tenant(FDBDatabase* d, uint8_t const* 
 RL_C_EXPORT fdb_error_t fdb_database_create_transaction(FDBDatabase* d,
                                                         FDBTransaction** out_transaction) {
   try {
-    *out_transaction = new FDB_transaction(d->db.createTransaction());
+    *out_transaction = new FDB_transaction(*d->db);
     return 0;
   } catch (...) {
     return currentErrorCode();

@@ -196,6 +196,10 @@ namespace fdb::capi {
 // futures complete at once; pending ones complete on the network thread. (Defined below.)
 template <typename T, typename Convert>
 FDBFuture* wrap(fdb::Future<T> future, Convert convert);
+// Completes `cell`, not handed out yet, from a pending `future`: on the network thread,
+// with convert(T).
+template <typename T, typename Convert>
+void completeLater(FDB_future* cell, fdb::Future<T> future, Convert convert);
 
 // A future that is already failed with `error`.
 FDBFuture* failedFuture(fdb_error_t error);
@@ -213,8 +217,7 @@ namespace fdb::capi {
 void postToNetwork(std::function<void()> task, std::function<void()> drop);  // network.h
 
 template <typename T, typename Convert>
-FDBFuture* wrap(fdb::Future<T> future, Convert convert) {
-  FDB_future* cell = new FDB_future();
+void completeLater(FDB_future* cell, fdb::Future<T> future, Convert convert) {
   // Takes the value (moved out when nothing else holds the operation's future).
   auto fill = [cell, convert](fdb::Future<T> done) {
     try {
@@ -228,6 +231,23 @@ FDBFuture* wrap(fdb::Future<T> future, Convert convert) {
       cell->fail(currentErrorCode());
     }
   };
+  cell->makePending();
+  cell->ref();  // owned by the pending completion too
+  cell->setCanceller([future] { future.cancel(); });
+  future.onReady([cell, future, fill] {
+    // Completions hop to the network thread, where FoundationDB's clients expect them.
+    postToNetwork(
+        [cell, future, fill]() mutable {
+          fill(std::move(future));
+          cell->unref();
+        },
+        [cell] { cell->unref(); });
+  });
+}
+
+template <typename T, typename Convert>
+FDBFuture* wrap(fdb::Future<T> future, Convert convert) {
+  FDB_future* cell = new FDB_future();
   if (future.isReady()) {  // born ready: the cell is not handed out yet
     try {
       if constexpr (std::is_void_v<T>) {
@@ -241,18 +261,7 @@ FDBFuture* wrap(fdb::Future<T> future, Convert convert) {
     }
     return cell;
   }
-  cell->makePending();
-  cell->ref();  // owned by the pending completion too
-  cell->setCanceller([future] { future.cancel(); });
-  future.onReady([cell, future, fill] {
-    // Completions hop to the network thread, where FoundationDB's clients expect them.
-    postToNetwork(
-        [cell, future, fill]() mutable {
-          fill(std::move(future));
-          cell->unref();
-        },
-        [cell] { cell->unref(); });
-  });
+  completeLater(cell, std::move(future), std::move(convert));
   return cell;
 }
 

@@ -2,26 +2,30 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <thread>
 #include <utility>
 
 #include "capi/fdb_c_api.h"
 #include "capi/future.h"
+#include "engine/engine_transaction.h"
+#include "engine/memory_database.h"
 #include "fdb/bytes.h"
-#include "fdb/database.h"
-#include "fdb/transaction.h"
 
+// A database of the embedded engine (the C library opens no other kind): its transactions
+// are the engine's own, built in the transaction handle.
 struct FDB_database {
-  explicit FDB_database(fdb::Database database) : db(std::move(database)) {}
-  fdb::Database db;
+  explicit FDB_database(std::shared_ptr<fdb::engine::MemoryDatabase> database)
+      : db(std::move(database)) {}
+  std::shared_ptr<fdb::engine::MemoryDatabase> db;
 };
 
 // Tenants are not supported by the embedded engine (docs/capi.md): a tenant handle opens
 // (that needs no I/O) but creating a transaction in it fails with tenants_disabled (2136).
 struct FDB_tenant {
-  FDB_tenant(fdb::Database database, fdb::Bytes tenantName)
+  FDB_tenant(std::shared_ptr<fdb::engine::MemoryDatabase> database, fdb::Bytes tenantName)
       : db(std::move(database)), name(std::move(tenantName)) {}
-  fdb::Database db;
+  std::shared_ptr<fdb::engine::MemoryDatabase> db;
   fdb::Bytes name;
 };
 
@@ -42,13 +46,17 @@ class CallLock {
   std::atomic<bool> locked_{false};
 };
 
-// A transaction handle. Its operations' futures are separate cells (FDB_future), which may
-// outlive it (spec §1.6).
+// A transaction handle: the engine's transaction itself, in the handle (one object and one
+// lifetime, no shared state to count: fdb::Transaction's indirection is for callers that
+// choose a backend, and this library has one). Its operations' futures are separate cells
+// (FDB_future), which may outlive it (spec §1.6).
 struct FDB_transaction {
-  explicit FDB_transaction(fdb::Transaction transaction) : tr(std::move(transaction)) {}
-  // fdb::Transaction is used by one thread at a time; C clients may call from several.
+  explicit FDB_transaction(const fdb::engine::MemoryDatabase& database)
+      : tr(database.engine(), database.settings()) {}
+  // The engine's transaction is used by one thread at a time; C clients may call from
+  // several.
   CallLock mutex;
-  fdb::Transaction tr;
+  fdb::engine::EngineTransaction tr;
 
   // Handles come from the freeing thread's block cache (fdb/future.h), as the engine's
   // transactions do: a transaction per read then allocates nothing for its handle.

@@ -1,5 +1,5 @@
-// Transactions: every fdb_transaction_* entry point over fdb::Transaction. Errors of the
-// void operations are deferred by fdb::Transaction itself (spec §1.7); future-returning
+// Transactions: every fdb_transaction_* entry point over the engine's transaction. Errors of
+// the void operations are deferred by the transaction itself (spec §1.7); future-returning
 // calls never throw across the boundary: a failure is a failed future.
 #include <cstring>
 #include <string>
@@ -11,6 +11,7 @@
 #include "capi/future.h"
 #include "capi/handles.h"
 #include "fdb/error.h"
+#include "fdb/transaction.h"
 
 using fdb::Bytes;
 using fdb::capi::currentErrorCode;
@@ -24,6 +25,7 @@ using fdb::capi::Result;
 using fdb::capi::StringArrayResult;
 using fdb::capi::ValueResult;
 using fdb::capi::wrap;
+using fdb::engine::EngineTransaction;
 
 namespace {
 
@@ -71,13 +73,65 @@ FDBFuture* guarded(FDBTransaction* tr, Operation operation) {
   }
 }
 
+// An engine operation's Completion that fills a C future cell with convert(value): at once
+// when the outcome is there (born ready, no fdb::Future made), else from the network thread.
+template <typename T, typename Convert>
+class CellCompletion final : public EngineTransaction::Completion<T> {
+ public:
+  using Value = typename EngineTransaction::Completion<T>::Value;
+  CellCompletion(FDB_future* cell, Convert convert) : cell_(cell), convert_(std::move(convert)) {}
+
+  void value(Value&& value) override {
+    if constexpr (std::is_void_v<T>) {
+      cell_->completeUnshared(Result{});
+    } else {
+      cell_->completeUnsharedWith([&] { return convert_(std::move(value)); });
+    }
+    settled_ = true;
+  }
+  void error(const fdb::Error& error) override {
+    cell_->failUnshared(error.code());
+    settled_ = true;
+  }
+  void later(fdb::Future<T> future) override {
+    fdb::capi::completeLater(cell_, std::move(future), convert_);
+    settled_ = true;
+  }
+  bool settled() const { return settled_; }
+
+ private:
+  FDB_future* cell_;
+  Convert convert_;
+  bool settled_ = false;
+};
+
+// Runs `operation(transaction, completion)` under the transaction's lock, the completion
+// filling a new future cell with convert(T); an exception the operation throws before it
+// completes the cell fails it.
+template <typename T, typename Convert, typename Operation>
+FDBFuture* completing(FDBTransaction* tr, Convert convert, Operation operation) {
+  try {
+    FDB_future* cell = new FDB_future();
+    CellCompletion<T, Convert> done(cell, std::move(convert));
+    try {
+      std::lock_guard lock(tr->mutex);
+      operation(tr->tr, done);
+    } catch (...) {
+      if (!done.settled()) cell->failUnshared(currentErrorCode());
+    }
+    return cell;
+  } catch (...) {
+    return failedFuture(currentErrorCode());
+  }
+}
+
 template <typename Operation>
 void guardedVoid(FDBTransaction* tr, Operation operation) {
   try {
     std::lock_guard lock(tr->mutex);
     operation(tr->tr);
   } catch (...) {
-    // fdb::Transaction defers the errors of void operations; nothing else is expected here.
+    // The transaction defers the errors of void operations; nothing else is expected here.
   }
 }
 
@@ -126,6 +180,13 @@ Result mappedKeyValueArray(fdb::MappedRangeResult rows) {
   return result;
 }
 
+// Every row of `range`, read as a snapshot (no conflict ranges) batch by batch, as
+// fdb::Transaction reads them: through one that views `t` without owning it.
+std::vector<fdb::KeyValue> snapshotRows(EngineTransaction& t, const fdb::KeyRange& range) {
+  fdb::Transaction viewing(std::shared_ptr<fdb::TransactionBackend>(std::shared_ptr<void>(), &t));
+  return viewing.snapshot().getRangeAll(range);
+}
+
 }  // namespace
 
 RL_C_EXPORT void fdb_transaction_destroy(FDBTransaction* tr) {
@@ -135,19 +196,16 @@ RL_C_EXPORT void fdb_transaction_destroy(FDBTransaction* tr) {
 }
 
 RL_C_EXPORT void fdb_transaction_cancel(FDBTransaction* tr) {
-  guardedVoid(tr, [](fdb::Transaction& t) { t.cancel(); });
+  guardedVoid(tr, [](EngineTransaction& t) { t.cancel(); });
 }
 
 RL_C_EXPORT fdb_error_t fdb_transaction_set_option(FDBTransaction* tr, FDBTransactionOption option,
                                                    uint8_t const* value, int value_length) {
   try {
     std::lock_guard lock(tr->mutex);
-    auto code = static_cast<fdb::TransactionOption>(fdb::capi::codeOf(option));
-    if (value == nullptr) {
-      tr->tr.setOption(code);
-    } else {
-      tr->tr.setOption(code, view(value, value_length));
-    }
+    std::optional<std::string_view> parameter;
+    if (value != nullptr) parameter = view(value, value_length);
+    tr->tr.setOption(fdb::capi::codeOf(option), parameter);
     return 0;
   } catch (...) {
     return currentErrorCode();
@@ -155,32 +213,31 @@ RL_C_EXPORT fdb_error_t fdb_transaction_set_option(FDBTransaction* tr, FDBTransa
 }
 
 RL_C_EXPORT void fdb_transaction_set_read_version(FDBTransaction* tr, int64_t version) {
-  guardedVoid(tr, [&](fdb::Transaction& t) { t.setReadVersion(version); });
+  guardedVoid(tr, [&](EngineTransaction& t) { t.setReadVersion(version); });
 }
 
 RL_C_EXPORT FDBFuture* fdb_transaction_get_read_version(FDBTransaction* tr) {
-  return guarded(tr, [tr](fdb::Transaction& t) {
-    return wrap(t.getReadVersion(), [](int64_t version) { return version; });
-  });
+  return completing<int64_t>(
+      tr, [](int64_t version) { return version; },
+      [](EngineTransaction& t, auto& done) { t.getReadVersion(done); });
 }
 
 RL_C_EXPORT FDBFuture* fdb_transaction_get(FDBTransaction* tr, uint8_t const* key_name,
                                            int key_name_length, fdb_bool_t snapshot) {
-  return guarded(tr, [&](fdb::Transaction& t) {
-    std::string_view key = view(key_name, key_name_length);
-    auto future = snapshot ? t.snapshot().get(key) : t.get(key);
-    return wrap(std::move(future),
-                [](std::optional<Bytes>&& value) { return ValueResult{std::move(value)}; });
-  });
+  return completing<std::optional<Bytes>>(
+      tr, [](std::optional<Bytes>&& value) { return ValueResult{std::move(value)}; },
+      [&](EngineTransaction& t, auto& done) {
+        t.get(view(key_name, key_name_length), snapshot != 0, done);
+      });
 }
 
 RL_C_EXPORT FDBFuture* fdb_transaction_get_key(FDBTransaction* tr, uint8_t const* key_name,
                                                int key_name_length, fdb_bool_t or_equal, int offset,
                                                fdb_bool_t snapshot) {
-  return guarded(tr, [&](fdb::Transaction& t) {
+  return guarded(tr, [&](EngineTransaction& t) {
     fdb::KeySelectorRef s = selector(key_name, key_name_length, or_equal, offset);
-    auto future = snapshot ? t.snapshot().getKey(s) : t.getKey(s);
-    return wrap(std::move(future), [](Bytes key) { return Result(KeyResult{std::move(key)}); });
+    return wrap(t.getKey(s, snapshot != 0),
+                [](Bytes key) { return Result(KeyResult{std::move(key)}); });
   });
 }
 
@@ -198,14 +255,12 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_range(
     fdb_bool_t begin_or_equal, int begin_offset, uint8_t const* end_key_name,
     int end_key_name_length, fdb_bool_t end_or_equal, int end_offset, int limit, int target_bytes,
     FDBStreamingMode mode, int iteration, fdb_bool_t snapshot, fdb_bool_t reverse) {
-  return guarded(tr, [&](fdb::Transaction& t) {
+  return completing<fdb::RangeResult>(tr, keyValueArray, [&](EngineTransaction& t, auto& done) {
     fdb::KeySelectorRef begin =
         selector(begin_key_name, begin_key_name_length, begin_or_equal, begin_offset);
     fdb::KeySelectorRef end = selector(end_key_name, end_key_name_length, end_or_equal, end_offset);
     fdb::RangeOptions options = rangeOptions(limit, target_bytes, mode, iteration, reverse);
-    auto future =
-        snapshot ? t.snapshot().getRange(begin, end, options) : t.getRange(begin, end, options);
-    return wrap(std::move(future), keyValueArray);
+    t.getRange(begin, end, options, snapshot != 0, done);
   });
 }
 
@@ -215,21 +270,19 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_mapped_range(
     int end_key_name_length, fdb_bool_t end_or_equal, int end_offset, uint8_t const* mapper_name,
     int mapper_name_length, int limit, int target_bytes, FDBStreamingMode mode, int iteration,
     fdb_bool_t snapshot, fdb_bool_t reverse) {
-  return guarded(tr, [&](fdb::Transaction& t) {
+  return guarded(tr, [&](EngineTransaction& t) {
     fdb::KeySelectorRef begin =
         selector(begin_key_name, begin_key_name_length, begin_or_equal, begin_offset);
     fdb::KeySelectorRef end = selector(end_key_name, end_key_name_length, end_or_equal, end_offset);
     fdb::RangeOptions options = rangeOptions(limit, target_bytes, mode, iteration, reverse);
     std::string_view mapper = view(mapper_name, mapper_name_length);
-    auto future = snapshot ? t.snapshot().getMappedRange(begin, end, mapper, options)
-                           : t.getMappedRange(begin, end, mapper, options);
-    return wrap(std::move(future), mappedKeyValueArray);
+    return wrap(t.getMappedRange(begin, end, mapper, options, snapshot != 0), mappedKeyValueArray);
   });
 }
 
 RL_C_EXPORT void fdb_transaction_set(FDBTransaction* tr, uint8_t const* key_name,
                                      int key_name_length, uint8_t const* value, int value_length) {
-  guardedVoid(tr, [&](fdb::Transaction& t) {
+  guardedVoid(tr, [&](EngineTransaction& t) {
     t.set(view(key_name, key_name_length), view(value, value_length));
   });
 }
@@ -237,7 +290,7 @@ RL_C_EXPORT void fdb_transaction_set(FDBTransaction* tr, uint8_t const* key_name
 RL_C_EXPORT void fdb_transaction_atomic_op(FDBTransaction* tr, uint8_t const* key_name,
                                            int key_name_length, uint8_t const* param,
                                            int param_length, FDBMutationType operation_type) {
-  guardedVoid(tr, [&](fdb::Transaction& t) {
+  guardedVoid(tr, [&](EngineTransaction& t) {
     t.atomicOp(view(key_name, key_name_length), view(param, param_length),
                static_cast<fdb::MutationType>(fdb::capi::codeOf(operation_type)));
   });
@@ -245,13 +298,13 @@ RL_C_EXPORT void fdb_transaction_atomic_op(FDBTransaction* tr, uint8_t const* ke
 
 RL_C_EXPORT void fdb_transaction_clear(FDBTransaction* tr, uint8_t const* key_name,
                                        int key_name_length) {
-  guardedVoid(tr, [&](fdb::Transaction& t) { t.clear(view(key_name, key_name_length)); });
+  guardedVoid(tr, [&](EngineTransaction& t) { t.clear(view(key_name, key_name_length)); });
 }
 
 RL_C_EXPORT void fdb_transaction_clear_range(FDBTransaction* tr, uint8_t const* begin_key_name,
                                              int begin_key_name_length, uint8_t const* end_key_name,
                                              int end_key_name_length) {
-  guardedVoid(tr, [&](fdb::Transaction& t) {
+  guardedVoid(tr, [&](EngineTransaction& t) {
     t.clearRange(view(begin_key_name, begin_key_name_length),
                  view(end_key_name, end_key_name_length));
   });
@@ -259,14 +312,14 @@ RL_C_EXPORT void fdb_transaction_clear_range(FDBTransaction* tr, uint8_t const* 
 
 RL_C_EXPORT FDBFuture* fdb_transaction_watch(FDBTransaction* tr, uint8_t const* key_name,
                                              int key_name_length) {
-  return guarded(tr, [&](fdb::Transaction& t) {
+  return guarded(tr, [&](EngineTransaction& t) {
     return wrap(t.watch(view(key_name, key_name_length)), [] { return Result(); });
   });
 }
 
 RL_C_EXPORT FDBFuture* fdb_transaction_commit(FDBTransaction* tr) {
-  return guarded(tr,
-                 [tr](fdb::Transaction& t) { return wrap(t.commit(), [] { return Result(); }); });
+  return completing<void>(
+      tr, [] { return Result(); }, [](EngineTransaction& t, auto& done) { t.commit(done); });
 }
 
 RL_C_EXPORT fdb_error_t fdb_transaction_get_committed_version(FDBTransaction* tr,
@@ -287,7 +340,7 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_tag_throttled_duration(FDBTransaction
 RL_C_EXPORT FDBFuture* fdb_transaction_get_total_cost(FDBTransaction* tr) {
   // An estimate in FoundationDB's spirit: bytes the commit would write plus one unit per
   // read round trip, so it is positive once the transaction has read.
-  return guarded(tr, [tr](fdb::Transaction& t) {
+  return guarded(tr, [tr](EngineTransaction& t) {
     int64_t reads =
         t.roundTrips().reads + t.roundTrips().rangeReads + t.roundTrips().mappedRangeReads;
     return wrap(t.getApproximateSize(), [reads](int64_t bytes) { return Result(bytes + reads); });
@@ -295,26 +348,26 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_total_cost(FDBTransaction* tr) {
 }
 
 RL_C_EXPORT FDBFuture* fdb_transaction_get_approximate_size(FDBTransaction* tr) {
-  return guarded(tr, [tr](fdb::Transaction& t) {
+  return guarded(tr, [tr](EngineTransaction& t) {
     return wrap(t.getApproximateSize(), [](int64_t size) { return Result(size); });
   });
 }
 
 RL_C_EXPORT FDBFuture* fdb_transaction_get_versionstamp(FDBTransaction* tr) {
-  return guarded(tr, [tr](fdb::Transaction& t) {
+  return guarded(tr, [tr](EngineTransaction& t) {
     return wrap(t.getVersionstamp(),
                 [](Bytes stamp) { return Result(KeyResult{std::move(stamp)}); });
   });
 }
 
 RL_C_EXPORT FDBFuture* fdb_transaction_on_error(FDBTransaction* tr, fdb_error_t error) {
-  return guarded(tr, [&](fdb::Transaction& t) {
+  return guarded(tr, [&](EngineTransaction& t) {
     return wrap(t.onError(fdb::Error(error)), [] { return Result(); });
   });
 }
 
 RL_C_EXPORT void fdb_transaction_reset(FDBTransaction* tr) {
-  guardedVoid(tr, [](fdb::Transaction& t) { t.reset(); });
+  guardedVoid(tr, [](EngineTransaction& t) { t.reset(); });
 }
 
 RL_C_EXPORT fdb_error_t fdb_transaction_add_conflict_range(
@@ -329,11 +382,9 @@ RL_C_EXPORT fdb_error_t fdb_transaction_add_conflict_range(
   if (begin > end) return 2005;  // inverted_range
   try {
     std::lock_guard lock(tr->mutex);
-    if (kind == FDB_CONFLICT_RANGE_TYPE_READ) {
-      tr->tr.addReadConflictRange(begin, end);
-    } else {
-      tr->tr.addWriteConflictRange(begin, end);
-    }
+    tr->tr.addConflictRange(begin, end,
+                            kind == FDB_CONFLICT_RANGE_TYPE_READ ? fdb::ConflictRangeType::kRead
+                                                                 : fdb::ConflictRangeType::kWrite);
     return 0;
   } catch (...) {
     return currentErrorCode();
@@ -345,13 +396,13 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_estimated_range_size_bytes(FDBTransac
                                                                       int begin_key_name_length,
                                                                       uint8_t const* end_key_name,
                                                                       int end_key_name_length) {
-  return guarded(tr, [&](fdb::Transaction& t) {
+  return guarded(tr, [&](EngineTransaction& t) {
     // Exact rather than sampled: the bytes of the keys and values in the range (a snapshot
     // read, so no conflict ranges).
     fdb::KeyRange range{Bytes(view(begin_key_name, begin_key_name_length)),
                         Bytes(view(end_key_name, end_key_name_length))};
     int64_t bytes = 0;
-    for (const auto& row : t.snapshot().getRangeAll(range)) {
+    for (const auto& row : snapshotRows(t, range)) {
       bytes += static_cast<int64_t>(row.key.size() + row.value.size());
     }
     return readyFuture(bytes);
@@ -361,7 +412,7 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_estimated_range_size_bytes(FDBTransac
 RL_C_EXPORT FDBFuture* fdb_transaction_get_range_split_points(
     FDBTransaction* tr, uint8_t const* begin_key_name, int begin_key_name_length,
     uint8_t const* end_key_name, int end_key_name_length, int64_t chunk_size) {
-  return guarded(tr, [&](fdb::Transaction& t) {
+  return guarded(tr, [&](EngineTransaction& t) {
     // The begin key, a key each time the rows since the last point reach chunk_size bytes,
     // and the end key.
     std::string_view begin = view(begin_key_name, begin_key_name_length);
@@ -369,7 +420,7 @@ RL_C_EXPORT FDBFuture* fdb_transaction_get_range_split_points(
     KeyArrayResult result;
     result.keys.emplace_back(begin);
     int64_t bytes = 0;
-    for (const auto& row : t.snapshot().getRangeAll(fdb::KeyRange{Bytes(begin), Bytes(end)})) {
+    for (const auto& row : snapshotRows(t, fdb::KeyRange{Bytes(begin), Bytes(end)})) {
       if (chunk_size > 0 && bytes >= chunk_size && std::string_view(row.key) != begin) {
         result.keys.emplace_back(row.key);
         bytes = 0;

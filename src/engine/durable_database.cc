@@ -70,8 +70,8 @@ std::shared_ptr<Engine> openDurableEngine(std::string_view directory, const Engi
   return shared;
 }
 
-std::shared_ptr<DatabaseBackend> openDurableDatabase(std::string_view directory,
-                                                     const EngineOptions& options) {
+std::shared_ptr<MemoryDatabase> openDurableDatabase(std::string_view directory,
+                                                    const EngineOptions& options) {
   // The in-memory database's handle is the engine's handle: the engine is what differs.
   return std::make_shared<MemoryDatabase>(openDurableEngine(directory, options));
 }

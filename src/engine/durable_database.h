@@ -1,7 +1,7 @@
 // The durable store behind the addresses file:<dir> and <dir> (a bare directory path):
 // the engine in durable mode over a DurableStore in that directory (docs/durable.md).
 //
-//   std::shared_ptr<fdb::DatabaseBackend> db = openDurableDatabase("/var/lib/app/store", {});
+//   std::shared_ptr<MemoryDatabase> db = openDurableDatabase("/var/lib/app/store", {});
 //
 // One process owns a store at a time (another process gets fdb::Error 1529). Within a process,
 // opening a store that is already open shares its engine (like memory:<name>), and a store is
@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "engine/engine.h"
+#include "engine/memory_database.h"
 #include "engine/version_clock.h"
 #include "fdb/backend.h"
 #include "fdb/database.h"
@@ -27,7 +28,7 @@ std::shared_ptr<Engine> openDurableEngine(
     std::string_view directory, const EngineOptions& options,
     std::shared_ptr<VersionClock> clock = std::make_shared<SteadyVersionClock>());
 
-std::shared_ptr<DatabaseBackend> openDurableDatabase(std::string_view directory,
-                                                     const EngineOptions& options);
+std::shared_ptr<MemoryDatabase> openDurableDatabase(std::string_view directory,
+                                                    const EngineOptions& options);
 
 }  // namespace fdb::engine

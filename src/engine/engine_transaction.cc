@@ -336,12 +336,18 @@ void EngineTransaction::setOption(int code, std::optional<std::string_view> valu
 
 // ---- Versions -----------------------------------------------------------------------
 
-Future<int64_t> EngineTransaction::getReadVersion() {
-  if (std::optional<Error> e = blockingError(/*allowedAfterCommit=*/true)) {
-    return Future<int64_t>::failed(*e);
-  }
+template <typename Out>
+auto EngineTransaction::getReadVersionTo(Out out) {
+  if (std::optional<Error> e = blockingError(/*allowedAfterCommit=*/true)) return out.fail(*e);
   beginOperation();
-  return deliver(guarded<int64_t>([&] { return readVersion(); }));
+  return out.run([&] { return readVersion(); });
+}
+
+Future<int64_t> EngineTransaction::getReadVersion() {
+  return getReadVersionTo(AsFuture<int64_t>{this});
+}
+void EngineTransaction::getReadVersion(Completion<int64_t>& done) {
+  getReadVersionTo(ToCompletion<int64_t>{this, done});
 }
 
 void EngineTransaction::setReadVersion(int64_t version) {
@@ -552,8 +558,9 @@ Future<Bytes> EngineTransaction::getVersionstamp() {
   return versionstamp_->future();
 }
 
-Future<void> EngineTransaction::commit() {
-  if (std::optional<Error> e = blockingError(false)) return Future<void>::failed(*e);
+template <typename Out>
+auto EngineTransaction::commitTo(Out out) {
+  if (std::optional<Error> e = blockingError(false)) return out.fail(*e);
   commitCalled_ = true;
   beginOperation();
   std::optional<Promise<Bytes>> versionstamp = std::move(versionstamp_);
@@ -570,7 +577,7 @@ Future<void> EngineTransaction::commit() {
     for (PendingWatch& watch : watches) {
       engine_->armWatch(watch.key, std::move(watch.expected), std::move(watch.promise));
     }
-    return Future<void>::ready();
+    return out.succeed({});
   }
   try {
     if (approximateSize_ > options_.sizeLimit) {
@@ -590,14 +597,17 @@ Future<void> EngineTransaction::commit() {
       versionstamp->setError(Error(kTransactionInvalidVersion, "the commit failed"));
     }
     for (PendingWatch& watch : watches) watch.promise.setError(e);
-    return deliver(Future<void>::failed(e));
+    return out.failDelivered(e);
   }
   if (versionstamp) versionstamp->setValue(versionstampOf(committedVersion_));
   for (PendingWatch& watch : watches) {
     engine_->armWatch(watch.key, std::move(watch.expected), std::move(watch.promise));
   }
-  return deliver(Future<void>::ready());
+  return out.succeedDelivered({});
 }
+
+Future<void> EngineTransaction::commit() { return commitTo(AsFuture<void>{this}); }
+void EngineTransaction::commit(Completion<void>& done) { commitTo(ToCompletion<void>{this, done}); }
 
 void EngineTransaction::commitWithFaults(const CommitRequest& request) {
   // With automatic idempotency the client learns, through the commit's idempotency id,

@@ -55,7 +55,51 @@ class EngineTransaction final : public TransactionBackend {
   void cancel() override;
   RoundTrips roundTrips() const override { return trips_; }
 
+  // Where an operation's outcome goes for a caller that completes a future of its own (the
+  // C library, src/capi/), so that no fdb::Future is made only to be converted: value() or
+  // error() at once when nothing holds the outcome back, else later() with the Future that
+  // completes once the simulated round trips are over. Exactly one of them is called, as
+  // the operation's last step.
+  template <typename T>
+  class Completion {
+   public:
+    using Value = detail::StoredType<T>;  // detail::Done for void
+    virtual void value(Value&& value) = 0;
+    virtual void error(const Error& error) = 0;
+    virtual void later(Future<T> future) = 0;
+
+   protected:
+    ~Completion() = default;
+  };
+  // The operations above of that name, completing `done`.
+  void getReadVersion(Completion<int64_t>& done);
+  void get(std::string_view key, bool snapshot, Completion<std::optional<Bytes>>& done);
+  void getRange(KeySelectorRef begin, KeySelectorRef end, const RangeOptions& options,
+                bool snapshot, Completion<RangeResult>& done);
+  void commit(Completion<void>& done);
+
  private:
+  // How an operation hands over its outcome: as the Future it returns (AsFuture), or to a
+  // Completion (ToCompletion). fail/succeed: at once; failDelivered/succeedDelivered: after
+  // the operation's simulated round trips (deliver); run: succeedDelivered with what `body`
+  // returns, failDelivered with the fdb::Error it throws.
+  template <typename T>
+  struct AsFuture;
+  template <typename T>
+  struct ToCompletion;
+  // The operations' bodies, written once for both (and inlined into each, so that the
+  // Future path costs what it did with one body).
+  template <typename Out>
+  [[gnu::always_inline]] inline auto getReadVersionTo(Out out);
+  template <typename Out>
+  [[gnu::always_inline]] inline auto getTo(std::string_view key, bool snapshot, Out out);
+  template <typename Out>
+  [[gnu::always_inline]] inline auto getRangeTo(KeySelectorRef begin, KeySelectorRef end,
+                                                const RangeOptions& options, bool snapshot,
+                                                Out out);
+  template <typename Out>
+  [[gnu::always_inline]] inline auto commitTo(Out out);
+
   // A range read's selectors resolved to keys: rows are those in [begin, end). A bound is
   // a view of the selector's key when the selector is "first key >= k" (the common case,
   // no copy), else of the key resolved, kept in the storage here. Views point into the
@@ -99,6 +143,14 @@ class EngineTransaction final : public TransactionBackend {
   // round trips are over.
   template <typename T>
   Future<T> deliver(Future<T> result);
+  // Runs `body`: a future ready with what it returns (built in place in the future's state),
+  // or failed with the fdb::Error it throws.
+  template <typename T, typename Body>
+  [[gnu::always_inline]] static inline Future<T> guarded(Body&& body);
+  // Whether the operation under way is held back by the simulated network.
+  bool heldBack() const {
+    return operationReadyAt_ != 0 && operationReadyAt_ > engine_->clock().nowMicros();
+  }
   // The end of the readable key space: "\xff", or "\xff\xff" with system-key access.
   const Bytes& maxReadKey() const;
   // Why an ordinary write of `key` is refused, if it is.
@@ -194,7 +246,7 @@ class EngineTransaction final : public TransactionBackend {
 
 template <typename T>
 Future<T> EngineTransaction::deliver(Future<T> result) {
-  if (operationReadyAt_ == 0 || operationReadyAt_ <= engine_->clock().nowMicros()) return result;
+  if (!heldBack()) return result;
   Promise<T> promise;
   if (!cancelled_) cancelled_ = std::make_shared<std::atomic<bool>>(false);
   engine_->timer().schedule(operationReadyAt_, [promise, result, cancelled = cancelled_]() mutable {
@@ -210,5 +262,80 @@ Future<T> EngineTransaction::deliver(Future<T> result) {
   });
   return promise.future();
 }
+
+template <typename T, typename Body>
+Future<T> EngineTransaction::guarded(Body&& body) {
+  try {
+    if constexpr (std::is_void_v<T>) {
+      body();
+      return Future<T>::ready();
+    } else {
+      return Future<T>::ready(body());
+    }
+  } catch (const Error& e) {
+    return Future<T>::failed(e);
+  }
+}
+
+template <typename T>
+struct EngineTransaction::AsFuture {
+  using Value = detail::StoredType<T>;
+  EngineTransaction* tr;
+
+  Future<T> fail(const Error& error) { return Future<T>::failed(error); }
+  Future<T> succeed(Value&& value) {
+    if constexpr (std::is_void_v<T>) {
+      return Future<T>::ready();
+    } else {
+      return Future<T>::ready(std::move(value));
+    }
+  }
+  Future<T> failDelivered(const Error& error) { return tr->deliver(fail(error)); }
+  Future<T> succeedDelivered(Value&& value) { return tr->deliver(succeed(std::move(value))); }
+  template <typename Body>
+  [[gnu::always_inline]] inline Future<T> run(Body&& body) {
+    return tr->deliver(guarded<T>(std::forward<Body>(body)));
+  }
+};
+
+template <typename T>
+struct EngineTransaction::ToCompletion {
+  using Value = detail::StoredType<T>;
+  EngineTransaction* tr;
+  Completion<T>& done;
+
+  void fail(const Error& error) { done.error(error); }
+  void succeed(Value&& value) { done.value(std::move(value)); }
+  void failDelivered(const Error& error) {
+    if (tr->heldBack()) {
+      done.later(tr->deliver(Future<T>::failed(error)));
+    } else {
+      done.error(error);
+    }
+  }
+  void succeedDelivered(Value&& value) {
+    if (tr->heldBack()) {
+      done.later(tr->deliver(AsFuture<T>{tr}.succeed(std::move(value))));
+    } else {
+      done.value(std::move(value));
+    }
+  }
+  template <typename Body>
+  [[gnu::always_inline]] inline void run(Body&& body) {
+    std::optional<Value> value;
+    try {
+      if constexpr (std::is_void_v<T>) {
+        body();
+        value.emplace();
+      } else {
+        value.emplace(body());
+      }
+    } catch (const Error& e) {
+      failDelivered(e);
+      return;
+    }
+    succeedDelivered(std::move(*value));
+  }
+};
 
 }  // namespace fdb::engine

@@ -19,8 +19,8 @@ void MemoryDatabase::setOption(int code, std::optional<std::string_view> value) 
   settings_->setOption(code, value);
 }
 
-std::shared_ptr<DatabaseBackend> openMemoryDatabase(std::string_view name,
-                                                    const EngineOptions& options) {
+std::shared_ptr<MemoryDatabase> openMemoryDatabase(std::string_view name,
+                                                   const EngineOptions& options) {
   auto newEngine = [&] {
     return std::make_shared<Engine>(std::make_shared<SteadyVersionClock>(), options);
   };

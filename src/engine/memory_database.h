@@ -18,6 +18,7 @@ class MemoryDatabase final : public DatabaseBackend {
   void setOption(int code, std::optional<std::string_view> value) override;
   RoundTrips roundTrips() const override { return engine_->roundTrips(); }
   const std::shared_ptr<Engine>& engine() const { return engine_; }
+  const std::shared_ptr<DatabaseSettings>& settings() const { return settings_; }
 
  private:
   std::shared_ptr<Engine> engine_;
@@ -27,7 +28,7 @@ class MemoryDatabase final : public DatabaseBackend {
 // `name` empty: a fresh private database. Otherwise the database of that name in this
 // process, created on first use and kept while any handle to it is open.
 // `options` configure a new engine; an existing named one keeps its own.
-std::shared_ptr<DatabaseBackend> openMemoryDatabase(std::string_view name,
-                                                    const EngineOptions& options = {});
+std::shared_ptr<MemoryDatabase> openMemoryDatabase(std::string_view name,
+                                                   const EngineOptions& options = {});
 
 }  // namespace fdb::engine

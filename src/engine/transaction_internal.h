@@ -52,21 +52,6 @@ inline Bytes keyAfter(std::string_view key) {
               fmt::format("'{}' depends on this transaction's versionstamp", printable(key)));
 }
 
-// Runs `body`, turning an fdb::Error into a failed future.
-template <typename T, typename F>
-Future<T> guarded(F&& body) {
-  try {
-    if constexpr (std::is_void_v<T>) {
-      body();
-      return Future<T>::ready();
-    } else {
-      return Future<T>::ready(body());
-    }
-  } catch (const Error& e) {
-    return Future<T>::failed(e);
-  }
-}
-
 // Bytes a range read returns per batch by streaming mode (spec §3.2); -1 = unlimited.
 int64_t modeByteLimit(StreamingMode mode, int iteration);
 

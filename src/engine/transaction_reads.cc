@@ -203,18 +203,23 @@ void EngineTransaction::resolveRange(const Engine::Reader& reader, const WriteMa
 
 // ---- Point reads and selectors ------------------------------------------------------
 
-Future<std::optional<Bytes>> EngineTransaction::get(std::string_view key, bool snapshot) {
-  if (std::optional<Error> e = blockingError(false))
-    return Future<std::optional<Bytes>>::failed(*e);
+template <typename Out>
+auto EngineTransaction::getTo(std::string_view key, bool snapshot, Out out) {
+  if (std::optional<Error> e = blockingError(false)) return out.fail(*e);
   hasReadOrWritten_ = true;
   beginOperation();
-  return deliver(guarded<std::optional<Bytes>>([&]() -> std::optional<Bytes> {
-    if (key >= kSystemKeysEnd && key < kSpecialKeysEnd) return std::nullopt;  // no modules
-    if (key >= maxReadKey() && key != kMetadataVersionKey) {
-      throw Error(errors::kKeyOutsideLegalRange,
-                  fmt::format("key '{}' is in the system key space", printable(key)));
+  return out.run([&]() __attribute__((always_inline))->std::optional<Bytes> {
+    // Only keys from "\xff" on (the system space: maxReadKey() is there too) take the
+    // system checks.
+    size_t readLimit = kReadKeySizeLimit;
+    if (key.starts_with('\xff')) {
+      if (key >= kSystemKeysEnd && key < kSpecialKeysEnd) return std::nullopt;  // no modules
+      if (key >= maxReadKey() && key != kMetadataVersionKey) {
+        throw Error(errors::kKeyOutsideLegalRange,
+                    fmt::format("key '{}' is in the system key space", printable(key)));
+      }
+      readLimit = kSystemKeySizeLimit;
     }
-    size_t readLimit = key.starts_with('\xff') ? kSystemKeySizeLimit : kReadKeySizeLimit;
     if (key.size() > readLimit) return std::nullopt;  // such keys cannot exist
     const WriteMap& writes = visibleWrites(snapshot);
     WriteMap::KeyState state = writes.lookup(key);
@@ -230,7 +235,15 @@ Future<std::optional<Bytes>> EngineTransaction::get(std::string_view key, bool s
                                      : valueOf(readAt(RoundTripKind::kRead), writes, key);
     if (!snapshot) addReadConflictKey(key);
     return value;
-  }));
+  });
+}
+
+Future<std::optional<Bytes>> EngineTransaction::get(std::string_view key, bool snapshot) {
+  return getTo(key, snapshot, AsFuture<std::optional<Bytes>>{this});
+}
+void EngineTransaction::get(std::string_view key, bool snapshot,
+                            Completion<std::optional<Bytes>>& done) {
+  getTo(key, snapshot, ToCompletion<std::optional<Bytes>>{this, done});
 }
 
 Future<Bytes> EngineTransaction::getKey(KeySelectorRef selector, bool snapshot) {
@@ -324,12 +337,13 @@ void EngineTransaction::addRangeReadConflict(KeySelectorRef begin, KeySelectorRe
   if (conflictBegin < conflictEnd) addReadConflict(conflictBegin, conflictEnd);
 }
 
-Future<RangeResult> EngineTransaction::getRange(KeySelectorRef begin, KeySelectorRef end,
-                                                const RangeOptions& options, bool snapshot) {
-  if (std::optional<Error> e = blockingError(false)) return Future<RangeResult>::failed(*e);
+template <typename Out>
+auto EngineTransaction::getRangeTo(KeySelectorRef begin, KeySelectorRef end,
+                                   const RangeOptions& options, bool snapshot, Out out) {
+  if (std::optional<Error> e = blockingError(false)) return out.fail(*e);
   hasReadOrWritten_ = true;
   beginOperation();
-  return deliver(guarded<RangeResult>([&] {
+  return out.run([&] {
     RangeResult result;
     // The special key space has no modules here: its ranges read empty.
     if (begin.key >= kSystemKeysEnd && end.key <= kSpecialKeysEnd) return result;
@@ -394,7 +408,17 @@ Future<RangeResult> EngineTransaction::getRange(KeySelectorRef begin, KeySelecto
                            lastRowKey(result.rows), result.more, options.reverse, range);
     }
     return result;
-  }));
+  });
+}
+
+Future<RangeResult> EngineTransaction::getRange(KeySelectorRef begin, KeySelectorRef end,
+                                                const RangeOptions& options, bool snapshot) {
+  return getRangeTo(begin, end, options, snapshot, AsFuture<RangeResult>{this});
+}
+void EngineTransaction::getRange(KeySelectorRef begin, KeySelectorRef end,
+                                 const RangeOptions& options, bool snapshot,
+                                 Completion<RangeResult>& done) {
+  getRangeTo(begin, end, options, snapshot, ToCompletion<RangeResult>{this, done});
 }
 
 // ---- Mapped range reads -------------------------------------------------------------

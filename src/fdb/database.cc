@@ -2,31 +2,15 @@
 
 #include <fmt/format.h>
 
-#include "engine/durable_database.h"
-#include "engine/memory_database.h"
+#include "engine/engine_address.h"
 #include "fdb/backend.h"
 #include "fdbc/fdbc_database.h"
 
 namespace fdb {
-namespace {
-
-// A bare directory path: it has a '/', and no "scheme:" before the first one ("/var/lib/x",
-// "./data", "data/"). A word alone ("memory") is a mistyped address, not a directory.
-bool isBarePath(std::string_view address) {
-  size_t slash = address.find('/');
-  return slash != std::string_view::npos &&
-         address.substr(0, slash).find(':') == std::string_view::npos;
-}
-
-}  // namespace
 
 Database Database::open(std::string_view address) { return open(address, EngineOptions{}); }
 
 Database Database::open(std::string_view address, const EngineOptions& options) {
-  if (address.starts_with("memory:")) {
-    return Database(
-        engine::openMemoryDatabase(address.substr(std::string_view("memory:").size()), options));
-  }
   if (address.starts_with("fdb:")) {
     if (options.oneWayDelayMicros != 0 || options.faults.enabled) {
       throw Error(errors::kClientInvalidOperation,
@@ -36,11 +20,8 @@ Database Database::open(std::string_view address, const EngineOptions& options) 
     }
     return Database(fdbc::openDatabase(address.substr(std::string_view("fdb:").size())));
   }
-  if (address.starts_with("file:")) {
-    return Database(
-        engine::openDurableDatabase(address.substr(std::string_view("file:").size()), options));
-  }
-  if (isBarePath(address)) return Database(engine::openDurableDatabase(address, options));
+  if (auto engine = engine::openEngineDatabase(address, options))
+    return Database(std::move(engine));
   throw Error(errors::kClientInvalidOperation,
               fmt::format("cannot open '{}': addresses are memory:, memory:<name>, file:<dir>, "
                           "a directory path, fdb:<cluster file> or fdb:",
