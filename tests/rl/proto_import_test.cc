@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -182,6 +183,10 @@ struct SchemaError {
   const char* body;
   const char* expected;  // part of the message
 };
+
+// Names the case by the message it expects, so that test names (and ctest's) are stable
+// from run to run instead of the struct's bytes.
+void PrintTo(const SchemaError& error, std::ostream* out) { *out << error.expected; }
 
 class ProtoImportSchemaErrors : public ::testing::TestWithParam<SchemaError> {};
 
