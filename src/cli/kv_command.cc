@@ -97,7 +97,7 @@ void addKvCommand(CLI::App& app) {
       "kv",
       "fdbcli's commands for raw keys: get, set, clear, clearrange, getrange, getrangekeys; "
       "with no command, a shell reading them from standard input (begin, commit, rollback, "
-      "option, watch, watches, wait, status, help)");
+      "option, watch, unwatch, watches, wait, status, help)");
   kv->require_subcommand(0, 1);  // none: the shell
   kv->fallthrough();             // --db, --tuple and --json may come after the command too
   auto options = std::make_shared<KvOptions>();

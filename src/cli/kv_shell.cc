@@ -13,6 +13,7 @@
 #include <utility>
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "fdb/error.h"
@@ -151,6 +152,7 @@ constexpr std::string_view kHelp =
     "  option [on|off NAME [VALUE]]     list, enable or disable a transaction option\n"
     "  watch KEY                        print a line when KEY's value changes (checked after "
     "each line)\n"
+    "  unwatch KEY                      cancel the watches on KEY that have not fired\n"
     "  watches                          the watches that have not fired\n"
     "  wait [SECONDS]                   wait until a watch fires, or at most SECONDS\n"
     "  status                           the store, the transaction and the options\n"
@@ -348,6 +350,8 @@ void KvShell::execute(const std::vector<std::string>& words) {
     setOption(words);
   } else if (command == "watch") {
     watchKey(words);
+  } else if (command == "unwatch") {
+    unwatchKey(words);
   } else if (command == "watches") {
     usage(words, 0, 0, "");
     listWatches();
@@ -506,6 +510,31 @@ void KvShell::watchKey(const std::vector<std::string>& words) {
                watch.pending ? " once the transaction commits" : "");
   }
   watches_.push_back(std::move(watch));
+}
+
+void KvShell::unwatchKey(const std::vector<std::string>& words) {
+  usage(words, 1, 1, "KEY");
+  const fdb::Bytes key = parseKey(options_, words[1]);
+  // Dropping a watch's future cancels it. One that fired meanwhile stays, to be reported as
+  // fired after this line.
+  std::vector<int> lines;
+  std::erase_if(watches_, [&](const Watch& watch) {
+    if (watch.key != key || watch.future.isReady()) return false;
+    lines.push_back(watch.line);
+    return true;
+  });
+  if (options_.json) {
+    nlohmann::json event = {{"watch", "cancelled"}, {"lines", lines}};
+    event.update(jsonKey(options_, key));
+    printJson(event);
+  } else if (lines.empty()) {
+    fmt::print("There are no watches on {}\n", showKey(options_, key));
+  } else if (lines.size() == 1) {
+    fmt::print("Cancelled the watch on {} (line {})\n", showKey(options_, key), lines[0]);
+  } else {
+    fmt::print("Cancelled {} watches on {} (lines {})\n", lines.size(), showKey(options_, key),
+               fmt::join(lines, ", "));
+  }
 }
 
 void KvShell::listWatches() const {

@@ -61,6 +61,7 @@ class KvShell {
   void printStatus();
   void applyOptions(fdb::Transaction& tr) const;
   void watchKey(const std::vector<std::string>& words);
+  void unwatchKey(const std::vector<std::string>& words);
   void listWatches() const;
   void waitForWatch(const std::vector<std::string>& words);
   // Prints the watches that fired (stdout) or failed (stderr) and forgets them. Returns false

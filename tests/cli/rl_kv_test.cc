@@ -608,12 +608,63 @@ TEST_F(RlKv, ShellWatchJsonAndTupleKeys) {
 TEST_F(RlKv, ShellHelpListsTheWatchCommands) {
   RunResult r = shell("help\n");
   EXPECT_EQ(r.exitCode, 0) << r.err;
-  for (const char* line : {"\n  watch KEY ", "\n  watches ", "\n  wait [SECONDS] "}) {
+  for (const char* line :
+       {"\n  watch KEY ", "\n  unwatch KEY ", "\n  watches ", "\n  wait [SECONDS] "}) {
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
   }
   RunResult usage = runRl({"kv", "--help"});
-  EXPECT_NE(usage.out.find("option, watch, watches, wait, status, help"), std::string::npos)
+  EXPECT_NE(usage.out.find("option, watch, unwatch, watches, wait, status, help"),
+            std::string::npos)
       << usage.out;
+}
+
+TEST_F(RlKv, ShellUnwatchCancelsTheWatchesOnAKey) {
+  RunResult r = shell(
+      "set a 1\n"
+      "watch a\n"    // 2
+      "watch a\n"    // 3
+      "watch b\n"    // 4
+      "unwatch a\n"  // cancels 2 and 3
+      "unwatch a\n"  // none left
+      "set a 2\n"    // nothing fires: they were cancelled
+      "begin\n"
+      "watch a\n"    // 9: in the transaction, armed at its commit
+      "unwatch a\n"  // cancelled before it is armed
+      "commit\n"
+      "set a 3\n"
+      "watch a\n"  // 13
+      "set a 4\n"  // fires 13: it is reported, and unwatch finds nothing
+      "unwatch a\n"
+      "unwatch\n"
+      "watches\n");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(withoutVersions(r.out),
+            "Committed (V)\n"
+            "Watching `a' (value `1')\n"
+            "Watching `a' (value `1')\n"
+            "Watching `b' (not found)\n"
+            "Cancelled 2 watches on `a' (lines 2, 3)\n"
+            "There are no watches on `a'\n"
+            "Committed (V)\n"
+            "Transaction started\n"
+            "Watching `a' (value `2') once the transaction commits\n"
+            "Cancelled the watch on `a' (line 9)\n"
+            "Committed (-1)\n"  // read-only: a watch writes nothing
+            "Committed (V)\n"
+            "Watching `a' (value `3')\n"
+            "Committed (V)\n"
+            "Watch on `a' (line 13) fired\n"
+            "There are no watches on `a'\n"
+            "Watches that have not fired:\n"
+            "  `b' (line 4)\n");
+  EXPECT_EQ(r.err,
+            "rl: error: line 16: usage: unwatch KEY\n"
+            "rl kv: 1 watch had not fired when the shell ended; cancelled: `b' (line 4)\n");
+
+  RunResult json = shell("watch a\nunwatch a\n", {"--json"});
+  EXPECT_EQ(json.exitCode, 0) << json.err;
+  EXPECT_NE(json.out.find("\"lines\": [\n    1\n  ],"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"watch\": \"cancelled\""), std::string::npos) << json.out;
 }
 
 TEST_F(RlKv, ShellTooManyWatches) {
