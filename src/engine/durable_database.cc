@@ -1,10 +1,12 @@
 #include "engine/durable_database.h"
 
 #include <condition_variable>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -26,6 +28,23 @@ struct Registry {
 Registry& registry() {
   static Registry* instance = new Registry();  // never destroyed: engines may outlive main
   return *instance;
+}
+
+// Runs at exit before RocksDB's singletons are destroyed (registered after a store opened,
+// so after they were made): quiesces every store still open, then lets later destructors
+// skip RocksDB (DurableStore::markProcessExiting).
+void quiesceOpenStoresAtExit() {
+  std::vector<std::shared_ptr<Engine>> open;
+  {
+    Registry& stores = registry();
+    std::lock_guard lock(stores.mutex);
+    for (auto& [path, weak] : stores.stores) {
+      if (std::shared_ptr<Engine> engine = weak.lock()) open.push_back(std::move(engine));
+    }
+  }
+  for (const std::shared_ptr<Engine>& engine : open) engine->quiesceForExit();
+  DurableStore::markProcessExiting();
+  // An engine only this handler still held is destroyed here, skipping RocksDB.
 }
 
 }  // namespace
@@ -56,6 +75,8 @@ std::shared_ptr<Engine> openDurableEngine(std::string_view directory, const Engi
                 fmt::format("store {}: cannot create the directory: {}", key, error.message()));
   }
   std::shared_ptr<DurableStore> disk = DurableStore::open(key, options.durable);
+  static const bool exitHandlerRegistered = std::atexit(quiesceOpenStoresAtExit) == 0;
+  (void)exitHandlerRegistered;
   auto* engine = new Engine(std::move(clock), options, std::move(disk));
   std::shared_ptr<Engine> shared(engine, [key](Engine* closing) {
     delete closing;  // folds and closes the store

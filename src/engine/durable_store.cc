@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstdarg>
 #include <cstdio>
@@ -323,8 +324,23 @@ std::shared_ptr<DurableStore> DurableStore::open(const std::string& directory,
   return store;
 }
 
+namespace {
+std::atomic<bool> processExiting{false};
+}  // namespace
+
+void DurableStore::markProcessExiting() { processExiting.store(true); }
+
+void DurableStore::syncLog() {
+  if (db_) db_->FlushWAL(true).PermitUncheckedError();
+}
+
 DurableStore::~DurableStore() {
   if (!db_) return;
+  if (processExiting.load()) {
+    // RocksDB may be torn down already: closing would run into freed singletons.
+    (void)db_.release();
+    return;
+  }
   db_->FlushWAL(true).PermitUncheckedError();
   // The next open then reads tables instead of replaying the write-ahead log.
   db_->Flush(rocksdb::FlushOptions(), {base_, log_, meta_}).PermitUncheckedError();

@@ -79,18 +79,30 @@ Engine::Engine(std::shared_ptr<VersionClock> clock, const EngineOptions& options
 
 Engine::~Engine() {
   if (!durable_) return;
-  {
-    std::lock_guard lock(folderMutex_);
-    stopping_ = true;
-  }
-  folderWake_.notify_all();
-  folder_.join();
+  if (exitQuiesced_) return;  // the process is exiting: RocksDB may be gone
+  stopFolder();
   // No reader is left: everything durable can go into the base, so the next open replays
   // nothing. A failure leaves the log to the next open's recovery.
   try {
     durable_->foldTo(latestCommitted_.load());
   } catch (const Error&) {
   }
+}
+
+void Engine::stopFolder() {
+  {
+    std::lock_guard lock(folderMutex_);
+    stopping_ = true;
+  }
+  folderWake_.notify_all();
+  if (folder_.joinable()) folder_.join();
+}
+
+void Engine::quiesceForExit() {
+  if (!durable_) return;
+  stopFolder();
+  durable_->syncLog();
+  exitQuiesced_ = true;
 }
 
 int64_t Engine::wallVersion() const { return initialVersion_ + clock_->nowMicros(); }

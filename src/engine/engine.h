@@ -220,6 +220,10 @@ class Engine {
          std::shared_ptr<DurableStore> durable);
   // Durable mode: stops the folder and folds every commit into the base.
   ~Engine();
+  // For the process's exit (DurableStore::markProcessExiting): stops the folder thread and
+  // syncs the durable log, so that nothing of this engine's touches RocksDB afterwards but
+  // its commits. A durable engine only.
+  void quiesceForExit();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
@@ -339,6 +343,7 @@ class Engine {
   // watches to fire.
   std::vector<WeakPromise<void>> publishLocked(int64_t version);
   void foldLoop();
+  void stopFolder();
   void foldOnce();
   // REQUIRES: commitMutex_ held by `lock`. Back-pressure: waits while the window holds more
   // than twice its budget, so memory stays bounded even when folding falls behind.
@@ -399,6 +404,8 @@ class Engine {
   std::mutex folderMutex_;
   std::condition_variable folderWake_;
   bool stopping_ = false;  // guarded by folderMutex_
+  // Set by quiesceForExit (the exit handler's thread, before any static destructor).
+  bool exitQuiesced_ = false;
   std::thread folder_;
 };
 

@@ -12,6 +12,10 @@
 //       writes <data MiB> of 1000-byte values (relaxed sync) into a store with that block
 //       cache and window budget, reads them all back in batches, and prints
 //       "rows <n> hwm_kb <peak RSS>" (the larger-than-memory test).
+//   durable_crash_worker static <dir>
+//       opens the store into a database held in a static, sets "static" to "kept", prints
+//       "ready" and returns from main: the store is destroyed at exit, after RocksDB's own
+//       singletons (the static-teardown test).
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,6 +45,16 @@ std::string txKey(int64_t id, int part) {
   char key[48];
   std::snprintf(key, sizeof key, "tx/%012lld/%d", static_cast<long long>(id), part);
   return key;
+}
+
+// Emplaced in main, so destroyed at exit after what RocksDB made while opening the store.
+std::optional<fdb::Database> staticDatabase;
+
+int holdInStatic(const std::string& dir) {
+  staticDatabase.emplace(fdb::Database::open("file:" + dir));
+  staticDatabase->run([](fdb::Transaction& tr) { tr.set("static", "kept"); });
+  say("ready");
+  return 0;
 }
 
 int hold(const std::string& dir) {
@@ -158,6 +173,7 @@ int large(const std::string& dir, int64_t dataMib, int64_t cacheMib, int64_t win
 int main(int argc, char** argv) {
   try {
     if (argc == 3 && std::strcmp(argv[1], "hold") == 0) return hold(argv[2]);
+    if (argc == 3 && std::strcmp(argv[1], "static") == 0) return holdInStatic(argv[2]);
     if (argc == 6 && std::strcmp(argv[1], "large") == 0) {
       return large(argv[2], std::strtoll(argv[3], nullptr, 10), std::strtoll(argv[4], nullptr, 10),
                    std::strtoll(argv[5], nullptr, 10));
@@ -170,6 +186,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::fprintf(stderr,
-               "usage: durable_crash_worker hold <dir> | commit <dir> <first id> <threads>\n");
+               "usage: durable_crash_worker hold <dir> | static <dir> | commit <dir> <first id> "
+               "<threads> | large <dir> <data MiB> <cache MiB> <window MiB>\n");
   return 2;
 }
