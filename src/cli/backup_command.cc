@@ -59,6 +59,7 @@ struct BackupOptions {
 
 struct RestoreOptions {
   std::string db;
+  std::string path;  // a store backup restored as this store instead (empty: where it was)
   std::string file;
   bool overwrite = false;
   bool json = false;
@@ -284,6 +285,49 @@ void printVerified(const std::string& file, const BackupHeader& header,
              plural(summary.keys, "key", "keys"), formatBytes(summary.bytes));
 }
 
+// Where a store backup's keys go when it is restored as another store: the store's prefix and
+// its metadata store's prefix, each replaced by the new store's.
+class Retarget {
+ public:
+  Retarget(const BackupHeader& header, const std::string& newPath) {
+    if (header.scope != "store") {
+      throw std::invalid_argument(
+          "--path restores a store backup as another store; this file is a backup of every key "
+          "below \\xff (restore it without --path)");
+    }
+    StoreArguments from{"", header.store}, to{"", newPath};
+    from_ = {metaDataTuple(from).pack(), storeTuple(from).pack()};
+    to_ = {metaDataTuple(to).pack(), storeTuple(to).pack()};
+    store_ = fdb::formatTuple(storeTuple(to));
+    // Each key must belong to exactly one of the two ranges, on both sides.
+    for (const auto& [metaData, store] : {from_, to_}) {
+      if (metaData.starts_with(store) || store.starts_with(metaData)) {
+        throw std::invalid_argument(
+            fmt::format("cannot restore {} as {}: a store's range and its metadata's would "
+                        "overlap",
+                        header.store, store_));
+      }
+    }
+    ranges_ = normalized({prefixRange(to_.first), prefixRange(to_.second)});
+  }
+
+  const std::string& store() const { return store_; }
+  const std::vector<fdb::KeyRange>& ranges() const { return ranges_; }
+
+  // REQUIRES: `key` is in the backup's ranges (the reader checks that).
+  void apply(fdb::Bytes& key) const {
+    const bool metaData = key.starts_with(from_.first);
+    const fdb::Bytes& from = metaData ? from_.first : from_.second;
+    const fdb::Bytes& to = metaData ? to_.first : to_.second;
+    key.replace(0, from.size(), to);
+  }
+
+ private:
+  std::pair<fdb::Bytes, fdb::Bytes> from_, to_;  // (metadata prefix, store prefix)
+  std::string store_;
+  std::vector<fdb::KeyRange> ranges_;
+};
+
 void runRestore(const RestoreOptions& options) {
   if (!options.verifyOnly && options.db.empty()) {
     throw std::invalid_argument(
@@ -293,23 +337,31 @@ void runRestore(const RestoreOptions& options) {
   BackupHeader header;
   const BackupSummary summary = verifyBackup(options.file, header, !options.verifyOnly);
   if (options.verifyOnly) {
+    if (!options.path.empty())
+      throw std::invalid_argument("--verify-only writes nothing: no --path");
     printVerified(options.file, header, summary, options.json);
     return;
   }
+  std::optional<Retarget> retarget;
+  if (!options.path.empty()) retarget.emplace(header, options.path);
+  const std::vector<fdb::KeyRange>& targetRanges = retarget ? retarget->ranges() : header.ranges;
+  const std::string targetScope =
+      retarget ? fmt::format("the record store {} and its metadata", retarget->store())
+               : scopeText(header);
 
   fdb::Database db = fdb::Database::open(options.db);
   // The target's ranges hold nothing, or --overwrite clears them: one transaction.
   db.run([&](fdb::Transaction& tr) {
     fdb::RangeOptions one;
     one.limit = 1;
-    for (const fdb::KeyRange& range : header.ranges) {
+    for (const fdb::KeyRange& range : targetRanges) {
       const fdb::RangeResult first = tr.getRange(range, one).get();
       if (first.rows.empty()) continue;
       if (!options.overwrite) {
         throw std::runtime_error(fmt::format(
             "{} is not empty where the backup restores ({}): it has the key {}; restore into an "
             "empty database, or --overwrite to clear those keys first",
-            options.db, scopeText(header), shownKey(first.rows[0].key)));
+            options.db, targetScope, shownKey(first.rows[0].key)));
       }
       tr.clearRange(range);
     }
@@ -336,6 +388,7 @@ void runRestore(const RestoreOptions& options) {
   try {
     while (std::optional<std::vector<fdb::KeyValue>> rows = reader.nextBatch()) {
       for (fdb::KeyValue& row : *rows) {
+        if (retarget) retarget->apply(row.key);
         batchBytes += static_cast<int64_t>(row.key.size() + row.value.size());
         batch.push_back(std::move(row));
         if (batchBytes >= kRestoreBatchBytes ||
@@ -364,16 +417,18 @@ void runRestore(const RestoreOptions& options) {
     out["source"] = header.source;
     out["version"] = header.version;
     out["target"] = options.db;
+    if (retarget) out["target_store"] = retarget->store();
     out["keys"] = summary.keys;
     out["bytes"] = summary.bytes;
     out["transactions"] = transactions;
     fmt::print("{}\n", out.dump(2));
     return;
   }
-  fmt::print("Restored {} ({}) into {} in {}, from {}: {} in {} at version {}.\n",
+  fmt::print("Restored {} ({}) into {} in {}, from {}: {} in {} at version {}{}.\n",
              plural(summary.keys, "key", "keys"), formatBytes(summary.bytes), options.db,
              plural(transactions, "transaction", "transactions"), options.file, scopeText(header),
-             header.source, header.version);
+             header.source, header.version,
+             retarget ? fmt::format(", as the record store {}", retarget->store()) : "");
 }
 
 }  // namespace
@@ -403,6 +458,9 @@ void addBackupCommands(CLI::App& app) {
   restore->add_option("--db", restoreOptions->db,
                       "Where to restore (required unless --verify-only): memory:<name>, "
                       "file:<dir>, a directory path or fdb:<cluster file>");
+  restore->add_option("--path", restoreOptions->path,
+                      "Restore a store backup as this record store instead (its tuple, e.g. "
+                      "'(\"shop\", \"copy\")'): the store's keys and its metadata's move there");
   restore->add_flag("--overwrite", restoreOptions->overwrite,
                     "Clear the backup's key ranges in the target first, instead of refusing a "
                     "target that has keys there");

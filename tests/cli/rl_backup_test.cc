@@ -155,6 +155,66 @@ TEST_F(RlBackup, AStoreBackupHoldsThatStoreOnly) {
   EXPECT_EQ(scan(third, R"(("shop", "other"))"), otherStore);
 }
 
+TEST_F(RlBackup, AStoreBackupRestoresAsAnotherStoreWithPath) {
+  const std::string source = db("source");
+  makeStore(source, 25, 100);
+  ok({"delete", "--db", source, "--path", kStore, "4"});
+  const std::string backup = file("orders.rlb");
+  ok({"backup", "--db", source, "--path", kStore, backup});
+
+  // Next to the original, in the same database: the copy's records, index entries, header
+  // and metadata all moved under ("shop", "copy").
+  const std::string copy = R"(("shop", "copy"))";
+  const std::string restored = ok({"restore", "--db", source, "--path", copy, backup});
+  EXPECT_TRUE(std::regex_match(
+      restored,
+      std::regex("Restored [0-9,]+ keys \\([0-9.,]+ [kM]?B\\) into " + source +
+                 " in 1 transaction, from " + backup +
+                 ": the record store \\(\"shop\", \"orders\"\\) and its metadata in " + source +
+                 " at version [0-9]+, as the record store \\(\"shop\", \"copy\"\\)\\.\n")))
+      << restored;
+  EXPECT_EQ(scan(source, copy), scan(source));
+  EXPECT_EQ(ok({"index", "scan", "--db", source, "--path", copy, "Order$price"}),
+            ok({"index", "scan", "--db", source, "--path", kStore, "Order$price"}));
+  const std::string check = ok({"check", "--db", source, "--path", copy});
+  EXPECT_NE(check.find("24 records"), std::string::npos) << check;
+  EXPECT_NE(check.find("No problems."), std::string::npos) << check;
+  // Under the copy's path only: the original's keys are the ones they were.
+  EXPECT_EQ(keys(source, copy).size(), keys(source).size());
+  ok({"load", "--db", source, "--path", copy, write("more.ndjson", "{\"id\": 1000}\n")});
+  EXPECT_NE(scan(source, copy), scan(source));
+
+  // Into a deeper path of another database, as JSON; and refused where the copy now is.
+  const std::string other = db("other");
+  const std::string deep = R"(("tenants", 7, "orders"))";
+  nlohmann::json json =
+      nlohmann::json::parse(ok({"restore", "--db", other, "--path", deep, "--json", backup}));
+  EXPECT_EQ(json["target_store"], R"(("tenants", 7, "orders"))");
+  EXPECT_EQ(json["store"], R"(("shop", "orders"))");
+  EXPECT_EQ(scan(other, deep), scan(source));
+  expectError(
+      {"scan", "--db", other, "--path", kStore},
+      R"(no record store at ("shop", "orders") (no metadata at ("rl-metadata", "shop", "orders")): rl store create makes one)");
+  RunResult refused = runRl({"restore", "--db", source, "--path", copy, backup});
+  EXPECT_EQ(refused.exitCode, 1);
+  EXPECT_NE(refused.err.find("is not empty where the backup restores (the record store (\"shop\", "
+                             "\"copy\") and its metadata)"),
+            std::string::npos)
+      << refused.err;
+
+  // --path needs a store backup; a bad tuple is refused before anything is written.
+  const std::string whole = file("whole.rlb");
+  ok({"backup", "--db", source, whole});
+  const std::string empty = db("empty");
+  expectError({"restore", "--db", empty, "--path", copy, whole},
+              "--path restores a store backup as another store; this file is a backup of every "
+              "key below \\xff (restore it without --path)");
+  RunResult bad = runRl({"restore", "--db", empty, "--path", "(\"unclosed", backup});
+  EXPECT_EQ(bad.exitCode, 1);
+  EXPECT_NE(bad.err.find("--path"), std::string::npos) << bad.err;
+  EXPECT_EQ(everything(empty), "");
+}
+
 TEST_F(RlBackup, ADatabaseBackupHoldsEveryKeyBelowFF) {
   const std::string source = db("source");
   makeStore(source, 12, 150'000);
