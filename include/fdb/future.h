@@ -63,9 +63,10 @@ struct ThreadBlockList {
 // REQUIRES: list->nextRegistered == nullptr; `list` is this thread's.
 void registerThreadBlockList(ThreadBlockList* list);
 
-// Blocks of `Size` bytes kept for reuse by the thread that freed them (up to kKept): the
-// shared states of futures, which are made and dropped with every read, most of them on
-// one thread, cost no allocation once a few have been freed.
+// Blocks of `Size` bytes kept for reuse by the thread that freed them (up to kKept: 64, or
+// 64 kB of blocks when they are larger than 1 kB): the shared states of futures, which are
+// made and dropped with every read, most of them on one thread, cost no allocation once a
+// few have been freed.
 //
 // The per-thread state is 16 bytes with no guard: libfdb_c.so keeps all its thread-locals
 // small enough for glibc's static TLS reserve for dlopen (512 bytes), where reaching them
@@ -73,7 +74,7 @@ void registerThreadBlockList(ThreadBlockList* list);
 template <size_t Size>
 class BlockCache {
  public:
-  static constexpr size_t kKept = 64;
+  static constexpr size_t kKept = Size <= 1024 ? 64 : (Size <= 8192 ? 65536 / Size : 8);
 
   static void* allocate() {
     ThreadBlockList& list = list_;
