@@ -326,10 +326,16 @@ std::shared_ptr<DurableStore> DurableStore::open(const std::string& directory,
 
 namespace {
 std::atomic<bool> processExiting{false};
-// What stores destroyed after the exit handler give up, kept reachable so that a leak
-// checker running after the static destructors does not report it (never freed).
-std::vector<void*>* const abandonedAtExit = new std::vector<void*>();
-std::mutex abandonedMutex;
+// Keeps what a store destroyed after the exit handler gives up reachable, so that a leak
+// checker running after the static destructors does not report it (never freed). Made on
+// first use only: a library that is loaded and unloaded again leaves nothing behind.
+void abandonAtExit(void* handle) {
+  static std::mutex mutex;
+  static std::vector<void*>* abandoned = nullptr;
+  std::lock_guard lock(mutex);
+  if (abandoned == nullptr) abandoned = new std::vector<void*>();
+  abandoned->push_back(handle);
+}
 }  // namespace
 
 void DurableStore::markProcessExiting() { processExiting.store(true); }
@@ -342,11 +348,8 @@ DurableStore::~DurableStore() {
   if (!db_) return;
   if (processExiting.load()) {
     // RocksDB may be torn down already: closing would run into freed singletons.
-    std::lock_guard lock(abandonedMutex);
-    for (rocksdb::ColumnFamilyHandle* handle : {base_, log_, meta_}) {
-      abandonedAtExit->push_back(handle);
-    }
-    abandonedAtExit->push_back(db_.release());
+    for (rocksdb::ColumnFamilyHandle* handle : {base_, log_, meta_}) abandonAtExit(handle);
+    abandonAtExit(db_.release());
     return;
   }
   db_->FlushWAL(true).PermitUncheckedError();
