@@ -74,7 +74,7 @@ void registerThreadBlockList(ThreadBlockList* list);
 template <size_t Size>
 class BlockCache {
  public:
-  static constexpr size_t kKept = Size <= 1024 ? 64 : (Size <= 8192 ? 65536 / Size : 8);
+  static constexpr size_t kKept = Size <= 1024 ? 64 : 65536 / Size;
 
   static void* allocate() {
     ThreadBlockList& list = list_;

@@ -105,10 +105,11 @@ std::string utcNow() {
 }
 
 // What a backup holds, for its summary lines: "the record store ("shop",) and its metadata".
+std::string storeScopeText(const std::string& store) {
+  return fmt::format("the record store {} and its metadata", store);
+}
 std::string scopeText(const BackupHeader& header) {
-  if (header.scope == "store") {
-    return fmt::format("the record store {} and its metadata", header.store);
-  }
+  if (header.scope == "store") return storeScopeText(header.store);
   return "every key below \\xff";
 }
 
@@ -345,9 +346,7 @@ void runRestore(const RestoreOptions& options) {
   std::optional<Retarget> retarget;
   if (!options.path.empty()) retarget.emplace(header, options.path);
   const std::vector<fdb::KeyRange>& targetRanges = retarget ? retarget->ranges() : header.ranges;
-  const std::string targetScope =
-      retarget ? fmt::format("the record store {} and its metadata", retarget->store())
-               : scopeText(header);
+  const std::string targetScope = retarget ? storeScopeText(retarget->store()) : scopeText(header);
 
   fdb::Database db = fdb::Database::open(options.db);
   // The target's ranges hold nothing, or --overwrite clears them: one transaction.

@@ -123,16 +123,16 @@ class DurableStore {
                                             const EngineOptions::Durable& options);
   ~DurableStore();
   DurableStore(const DurableStore&) = delete;
+  DurableStore& operator=(const DurableStore&) = delete;
 
   // At process exit RocksDB's own singletons (its thread-local registry, the default Env)
   // are destroyed in the reverse order of their creation, which may come before a store held
-  // in a static of the program is closed. beforeExit() runs first (an atexit handler
-  // registered after RocksDB's singletons exist, durable_database.cc): it syncs the log of
-  // every store still open, and from then on a store destroyed gives its RocksDB handles up
+  // in a static of the program is closed. An atexit handler registered after they exist
+  // (durable_database.cc) runs first: it syncs the log of every store still open (syncLog),
+  // then markProcessExiting(); a store destroyed after that gives its RocksDB handles up
   // unclosed (the process is ending; the next open replays the synced log).
   void syncLog();
   static void markProcessExiting();
-  DurableStore& operator=(const DurableStore&) = delete;
 
   const std::string& directory() const { return directory_; }
   const EngineOptions::Durable& options() const { return options_; }
