@@ -58,21 +58,21 @@ fdb_error_t Network::run() {
   insideRunNetwork = true;
   while (true) {
     changed_.wait(lock, [&] { return stopRequested_ || !tasks_.empty(); });
-    if (stopRequested_) break;
+    // A stop still delivers the completions already due: their operations are done, and
+    // their callbacks (a binding's, which free what the operation held) would otherwise
+    // never run. What completes after the queue ran dry is dropped.
+    if (tasks_.empty()) break;
     Task task = std::move(tasks_.front());
     tasks_.pop_front();
     lock.unlock();
     task.run();
     lock.lock();
   }
-  state_ = State::kStopped;
+  state_ = State::kStopped;  // the queue is empty: later posts drop their tasks
   insideRunNetwork = false;
-  std::deque<Task> dropped;
-  dropped.swap(tasks_);
   std::vector<std::pair<void (*)(void*), void*>> hooks;
   hooks.swap(completionHooks_);
   lock.unlock();
-  for (Task& task : dropped) task.drop();
   for (const auto& [hook, parameter] : hooks) hook(parameter);
   return 0;
 }

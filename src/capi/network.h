@@ -28,9 +28,9 @@ class Network {
   fdb_error_t addCompletionHook(void (*hook)(void*), void* parameter);
   bool isSetUp() const;
 
-  // Queues `task` to run on the network thread. If the network stops first (or has
-  // stopped), `drop` runs instead, on the stopping (or posting) thread: after
-  // fdb_stop_network no callback runs, but what the task owned is still released.
+  // Queues `task` to run on the network thread. A stop runs the tasks queued before it
+  // (run() returns once the queue is empty); once the network has stopped, `drop` runs
+  // instead, on the posting thread: no callback runs, but what the task owned is released.
   void post(std::function<void()> task, std::function<void()> drop);
   // Whether the calling thread is inside fdb_run_network.
   static bool onNetworkThread();
