@@ -593,13 +593,17 @@ auto EngineTransaction::commitTo(Out out) {
     roundTrip(RoundTripKind::kCommit);
     commitWithFaults(request);
   } catch (const Error& e) {
+    // The versionstamp's outcome arrives with the commit's, not before it.
     if (versionstamp) {
-      versionstamp->setError(Error(kTransactionInvalidVersion, "the commit failed"));
+      deliverTo(std::move(*versionstamp),
+                Future<Bytes>::failed(Error(kTransactionInvalidVersion, "the commit failed")));
     }
     for (PendingWatch& watch : watches) watch.promise.setError(e);
     return out.failDelivered(e);
   }
-  if (versionstamp) versionstamp->setValue(versionstampOf(committedVersion_));
+  if (versionstamp) {
+    deliverTo(std::move(*versionstamp), Future<Bytes>::ready(versionstampOf(committedVersion_)));
+  }
   for (PendingWatch& watch : watches) {
     engine_->armWatch(watch.key, std::move(watch.expected), std::move(watch.promise));
   }

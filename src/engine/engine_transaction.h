@@ -143,6 +143,9 @@ class EngineTransaction final : public TransactionBackend {
   // round trips are over.
   template <typename T>
   Future<T> deliver(Future<T> result);
+  // The same for a future handed out earlier: completes `promise` with `result` then.
+  template <typename T>
+  void deliverTo(Promise<T> promise, Future<T> result);
   // Runs `body`: a future ready with what it returns (built in place in the future's state),
   // or failed with the fdb::Error it throws.
   template <typename T, typename Body>
@@ -248,19 +251,31 @@ template <typename T>
 Future<T> EngineTransaction::deliver(Future<T> result) {
   if (!heldBack()) return result;
   Promise<T> promise;
-  if (!cancelled_) cancelled_ = std::make_shared<std::atomic<bool>>(false);
-  engine_->timer().schedule(operationReadyAt_, [promise, result, cancelled = cancelled_]() mutable {
-    if (cancelled->load()) {
-      promise.setError(Error(errors::kTransactionCancelled, "the transaction was cancelled"));
-    } else if (std::optional<Error> error = result.error()) {
+  deliverTo(promise, std::move(result));
+  return promise.future();
+}
+
+template <typename T>
+void EngineTransaction::deliverTo(Promise<T> promise, Future<T> result) {
+  auto complete = [](Promise<T>& promise, Future<T>& result) {
+    if (std::optional<Error> error = result.error()) {
       promise.setError(*error);
     } else if constexpr (std::is_void_v<T>) {
       promise.setValue();
     } else {
       promise.setValue(std::move(result).get());
     }
-  });
-  return promise.future();
+  };
+  if (!heldBack()) return complete(promise, result);
+  if (!cancelled_) cancelled_ = std::make_shared<std::atomic<bool>>(false);
+  engine_->timer().schedule(
+      operationReadyAt_, [promise, result, complete, cancelled = cancelled_]() mutable {
+        if (cancelled->load()) {
+          promise.setError(Error(errors::kTransactionCancelled, "the transaction was cancelled"));
+        } else {
+          complete(promise, result);
+        }
+      });
 }
 
 template <typename T, typename Body>

@@ -111,6 +111,43 @@ TEST_F(SimulatedNetwork, CommitIsARoundTripAfterTheReadVersion) {
   EXPECT_EQ(engine->timer().stats().fired, 1);
 }
 
+// FoundationDB's versionstamp future is ready once the commit is, not while the commit's
+// round trip is still under way; a failed commit's 2020 arrives with its error too.
+TEST_F(SimulatedNetwork, AVersionstampArrivesWithItsCommit) {
+  Transaction tr = db->createTransaction();
+  Future<int64_t> version = tr.getReadVersion();  // so that the commit is one round trip
+  clock->advanceMicros(2 * kOneWay);
+  EXPECT_GT(version.get(), 0);
+  tr.set("k0", "new");
+  Future<Bytes> stamp = tr.getVersionstamp();
+  Future<void> commit = tr.commit();
+  clock->advanceMicros(2 * kOneWay - 1);
+  EXPECT_FALSE(commit.isReady());
+  EXPECT_FALSE(stamp.isReady());
+  clock->advanceMicros(1);
+  commit.get();
+  EXPECT_EQ(stamp.get().size(), 10u);
+
+  // A conflict: k1, read by `conflicted`, is written by another commit first.
+  Transaction conflicted = db->createTransaction();
+  Future<std::optional<Bytes>> read = conflicted.get("k1");
+  clock->advanceMicros(4 * kOneWay);  // its read version, then the read
+  EXPECT_EQ(read.get(), "v1");
+  Transaction other = db->createTransaction();
+  other.set("k1", "theirs");
+  Future<void> otherCommit = other.commit();
+  clock->advanceMicros(4 * kOneWay);  // its read version, then the commit
+  otherCommit.get();
+  conflicted.set("k1", "mine");
+  Future<Bytes> failedStamp = conflicted.getVersionstamp();
+  Future<void> failedCommit = conflicted.commit();
+  EXPECT_FALSE(failedCommit.isReady());
+  EXPECT_FALSE(failedStamp.isReady());
+  clock->advanceMicros(2 * kOneWay);
+  EXPECT_EQ(errorCode([&] { failedCommit.get(); }), errors::kNotCommitted);
+  EXPECT_EQ(errorCode([&] { failedStamp.get(); }), 2020);  // transaction_invalid_version
+}
+
 TEST(SimulatedNetworkShutdown, PendingResultsCompleteWhenTheDatabaseGoesAway) {
   auto clock = std::make_shared<ManualVersionClock>();
   EngineOptions options;
