@@ -595,14 +595,18 @@ auto EngineTransaction::commitTo(Out out) {
   } catch (const Error& e) {
     // The versionstamp's outcome arrives with the commit's, not before it.
     if (versionstamp) {
-      deliverTo(std::move(*versionstamp),
-                Future<Bytes>::failed(Error(kTransactionInvalidVersion, "the commit failed")));
+      deliverTo(std::move(*versionstamp), [](Promise<Bytes>& stamp) {
+        stamp.setError(Error(kTransactionInvalidVersion, "the commit failed"));
+      });
     }
     for (PendingWatch& watch : watches) watch.promise.setError(e);
     return out.failDelivered(e);
   }
   if (versionstamp) {
-    deliverTo(std::move(*versionstamp), Future<Bytes>::ready(versionstampOf(committedVersion_)));
+    deliverTo(std::move(*versionstamp),
+              [value = versionstampOf(committedVersion_)](Promise<Bytes>& stamp) mutable {
+                stamp.setValue(std::move(value));
+              });
   }
   for (PendingWatch& watch : watches) {
     engine_->armWatch(watch.key, std::move(watch.expected), std::move(watch.promise));

@@ -143,9 +143,13 @@ class EngineTransaction final : public TransactionBackend {
   // round trips are over.
   template <typename T>
   Future<T> deliver(Future<T> result);
-  // The same for a future handed out earlier: completes `promise` with `result` then.
-  template <typename T>
-  void deliverTo(Promise<T> promise, Future<T> result);
+  // The same for a future handed out earlier: `complete(promise)` gives it its outcome, at
+  // once or from the timer (where a cancelled transaction's promise gets 1025 instead).
+  template <typename T, typename Complete>
+  void deliverTo(Promise<T> promise, Complete complete);
+  // The timer's part of both. REQUIRES: heldBack().
+  template <typename T, typename Complete>
+  void scheduleDelivery(Promise<T> promise, Complete complete);
   // Runs `body`: a future ready with what it returns (built in place in the future's state),
   // or failed with the fdb::Error it throws.
   template <typename T, typename Body>
@@ -251,13 +255,7 @@ template <typename T>
 Future<T> EngineTransaction::deliver(Future<T> result) {
   if (!heldBack()) return result;
   Promise<T> promise;
-  deliverTo(promise, std::move(result));
-  return promise.future();
-}
-
-template <typename T>
-void EngineTransaction::deliverTo(Promise<T> promise, Future<T> result) {
-  auto complete = [](Promise<T>& promise, Future<T>& result) {
+  scheduleDelivery(promise, [result](Promise<T>& promise) mutable {
     if (std::optional<Error> error = result.error()) {
       promise.setError(*error);
     } else if constexpr (std::is_void_v<T>) {
@@ -265,17 +263,30 @@ void EngineTransaction::deliverTo(Promise<T> promise, Future<T> result) {
     } else {
       promise.setValue(std::move(result).get());
     }
-  };
-  if (!heldBack()) return complete(promise, result);
+  });
+  return promise.future();
+}
+
+template <typename T, typename Complete>
+void EngineTransaction::deliverTo(Promise<T> promise, Complete complete) {
+  if (heldBack()) {
+    scheduleDelivery(std::move(promise), std::move(complete));
+  } else {
+    complete(promise);
+  }
+}
+
+template <typename T, typename Complete>
+void EngineTransaction::scheduleDelivery(Promise<T> promise, Complete complete) {
   if (!cancelled_) cancelled_ = std::make_shared<std::atomic<bool>>(false);
-  engine_->timer().schedule(
-      operationReadyAt_, [promise, result, complete, cancelled = cancelled_]() mutable {
-        if (cancelled->load()) {
-          promise.setError(Error(errors::kTransactionCancelled, "the transaction was cancelled"));
-        } else {
-          complete(promise, result);
-        }
-      });
+  engine_->timer().schedule(operationReadyAt_, [promise, complete = std::move(complete),
+                                                cancelled = cancelled_]() mutable {
+    if (cancelled->load()) {
+      promise.setError(Error(errors::kTransactionCancelled, "the transaction was cancelled"));
+    } else {
+      complete(promise);
+    }
+  });
 }
 
 template <typename T, typename Body>
