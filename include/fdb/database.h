@@ -14,6 +14,9 @@
 //                   docs/durable.md); one process at a time, and opening it again in the
 //                   same process shares the open store
 //
+// Each scheme is served by a backend that registered it (src/fdb/backend_registry.h);
+// open() itself knows none of them.
+//
 //   fdb::Database db = fdb::Database::open("memory:");
 //   db.run([](fdb::Transaction& tr) { tr.set("hello", "world"); });
 //   std::optional<fdb::Bytes> v =

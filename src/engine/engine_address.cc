@@ -1,6 +1,29 @@
 #include "engine/engine_address.h"
 
 #include "engine/durable_database.h"
+#include "fdb/backend_registry.h"
+
+namespace fdb {
+
+// The engine's schemes in fdb::Database::open's registry (cmake/Backends.cmake).
+void registerEngineBackends(BackendRegistry& registry) {
+  registry.add(BackendScheme{.scheme = "memory",
+                             .forms = {"memory:", "memory:<name>"},
+                             .open = [](std::string_view name, const EngineOptions& options) {
+                               return std::shared_ptr<DatabaseBackend>(
+                                   engine::openMemoryDatabase(name, options));
+                             }});
+  registry.add(BackendScheme{.scheme = "file",
+                             .forms = {"file:<dir>", "a directory path"},
+                             .open =
+                                 [](std::string_view directory, const EngineOptions& options) {
+                                   return std::shared_ptr<DatabaseBackend>(
+                                       engine::openDurableDatabase(directory, options));
+                                 },
+                             .servesBarePaths = true});
+}
+
+}  // namespace fdb
 
 namespace fdb::engine {
 namespace {

@@ -1,6 +1,7 @@
 // The embedded engine's addresses (include/fdb/database.h has the grammar): memory:,
-// memory:<name>, file:<dir> and a bare directory path. fdb::Database::open and the C
-// library (src/capi/) both open them here.
+// memory:<name>, file:<dir> and a bare directory path. The engine registers them with
+// fdb::Database::open's registry (src/fdb/backend_registry.h); the C library (src/capi/),
+// which serves the engine alone, opens them here.
 #pragma once
 
 #include <memory>

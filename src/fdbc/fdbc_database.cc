@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "fdb/backend_registry.h"
 #include "fdbc/client.h"
 #include "fdbc/fdbc_transaction.h"
 
@@ -57,3 +58,23 @@ std::shared_ptr<DatabaseBackend> openDatabase(std::string_view clusterFile) {
 }
 
 }  // namespace fdb::fdbc
+
+namespace fdb {
+
+// The fdb: scheme in fdb::Database::open's registry (cmake/Backends.cmake).
+void registerFdbcBackend(BackendRegistry& registry) {
+  registry.add(BackendScheme{
+      .scheme = "fdb",
+      .forms = {"fdb:<cluster file>", "fdb:"},
+      .open = [](std::string_view clusterFile, const EngineOptions& options) {
+        if (options.oneWayDelayMicros != 0 || options.faults.enabled) {
+          throw Error(errors::kClientInvalidOperation,
+                      fmt::format("cannot open 'fdb:{}': EngineOptions (simulated delay, faults) "
+                                  "apply to the embedded engine's memory: addresses only",
+                                  clusterFile));
+        }
+        return fdbc::openDatabase(clusterFile);
+      }});
+}
+
+}  // namespace fdb
