@@ -25,6 +25,7 @@
 
 #include "capi/fdb_c_api.h"
 #include "fdb/bytes.h"
+#include "fdb/detail/thread_block_cache.h"
 #include "fdb/error.h"
 #include "fdb/future.h"
 #include "fdb/types.h"

@@ -11,6 +11,7 @@
 #include "engine/engine_transaction.h"
 #include "engine/memory_database.h"
 #include "fdb/bytes.h"
+#include "fdb/detail/thread_block_cache.h"
 
 // A database of the embedded engine (the C library opens no other kind): its transactions
 // are the engine's own, built in the transaction handle.

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/engine_transaction.h"
+#include "fdb/detail/thread_block_cache.h"
 
 namespace fdb::engine {
 

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "fdb/detail/thread_block_cache.h"
 #include "fdb/future.h"
 #include "fdb/types.h"
 

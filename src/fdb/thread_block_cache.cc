@@ -1,8 +1,8 @@
-// The thread-exit side of detail::BlockCache (fdb/future.h): every list a thread put blocks
-// in is drained when the thread ends, and stays closed after.
+// The thread-exit side of detail::BlockCache (fdb/detail/thread_block_cache.h): every list a thread
+// put blocks in is drained when the thread ends, and stays closed after.
 #include <new>
 
-#include "fdb/future.h"
+#include "fdb/detail/thread_block_cache.h"
 
 namespace fdb::detail {
 

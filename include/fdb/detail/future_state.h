@@ -1,0 +1,111 @@
+// Internal to the client library: the shared state behind fdb::Future, fdb::Promise and
+// fdb::WeakPromise (fdb/future.h), made from the thread's block cache. Not part of the API:
+// it may change at any time.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "fdb/detail/thread_block_cache.h"
+#include "fdb/error.h"
+
+namespace fdb {
+
+namespace detail {
+
+struct NotReady {};
+struct Done {};  // the value of a completed Future<void>
+
+template <typename T>
+using StoredType = std::conditional_t<std::is_void_v<T>, Done, T>;
+
+template <typename T>
+class FutureState;
+
+template <typename T>
+std::shared_ptr<FutureState<T>> makeState() {
+  return std::allocate_shared<FutureState<T>>(ThreadCachedAllocator<FutureState<T>>());
+}
+
+template <typename T>
+class FutureState {
+ public:
+  using Stored = StoredType<T>;
+
+  void complete(std::variant<NotReady, Stored, Error> outcome) {
+    std::vector<std::function<void()>> callbacks;
+    {
+      std::lock_guard lock(mutex_);
+      if (ready_.load(std::memory_order_relaxed)) return;  // the first completion wins
+      outcome_ = std::move(outcome);
+      ready_.store(true, std::memory_order_release);
+      callbacks.swap(callbacks_);
+    }
+    ready_.notify_all();
+    for (auto& callback : callbacks) callback();
+  }
+
+  // A state made ready before anyone else can see it: no lock, nobody to wake. The value or
+  // the error (alternative `Index`) is built in place from `args`.
+  template <size_t Index, typename... Args>
+  void completeUnshared(Args&&... args) {
+    outcome_.template emplace<Index>(std::forward<Args>(args)...);
+    ready_.store(true, std::memory_order_release);
+  }
+
+  bool isReady() const { return ready_.load(std::memory_order_acquire); }
+
+  // Once ready, the outcome never changes, so readers past this point take no lock.
+  const std::variant<NotReady, Stored, Error>& wait() const {
+    // Waiters sleep on the flag itself (C++20 atomic wait): no condition variable to build
+    // and tear down with every future, most of which are born ready.
+    if (!ready_.load(std::memory_order_acquire)) ready_.wait(false, std::memory_order_acquire);
+    return outcome_;
+  }
+
+  // Blocks until ready; a copy of the value, or throws the error. (takeValue() is only
+  // called by the sole holder, so a copy never overlaps it.)
+  Stored copyValue() const {
+    const auto& outcome = wait();
+    if (const Error* error = std::get_if<Error>(&outcome)) throw *error;
+    return std::get<1>(outcome);
+  }
+
+  // The same, moving the value out. REQUIRES: no one else reads the value again (the
+  // caller holds the only reference to this state).
+  Stored takeValue() { return std::move(valueToTake()); }
+  // The value itself, for the sole holder to move from where it lies.
+  Stored& valueToTake() {
+    wait();
+    if (const Error* error = std::get_if<Error>(&outcome_)) throw *error;
+    return std::get<1>(outcome_);
+  }
+
+  void onReady(std::function<void()> callback) {
+    if (!ready_.load(std::memory_order_acquire)) {
+      std::lock_guard lock(mutex_);
+      if (!ready_.load(std::memory_order_relaxed)) {
+        callbacks_.push_back(std::move(callback));
+        return;
+      }
+    }
+    callback();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::atomic<bool> ready_{false};  // set (release) after outcome_ is written
+  std::variant<NotReady, Stored, Error> outcome_;
+  std::vector<std::function<void()>> callbacks_;
+};
+
+}  // namespace detail
+
+}  // namespace fdb
