@@ -29,6 +29,9 @@ struct KeyRange {
 // Lowercase hex, two digits a byte ("0201ff").
 std::string toHex(std::string_view bytes);
 
+// The value of one hex digit (either case), or -1 when `c` is not one.
+int hexDigitValue(char c);
+
 // The bytes of a hex string (either case). Throws std::invalid_argument naming the
 // offending position when the length is odd or a character is not a hex digit.
 Bytes fromHex(std::string_view hex);
@@ -41,5 +44,9 @@ std::string printable(std::string_view bytes);
 // increment the last byte (FoundationDB's strinc). Throws fdb::Error 2000 when `prefix`
 // is empty or all 0xff, which have no such key.
 Bytes strinc(std::string_view prefix);
+
+// Every key that starts with `prefix`, `prefix` itself included: [prefix, strinc(prefix)).
+// Throws as strinc does.
+KeyRange prefixRange(std::string_view prefix);
 
 }  // namespace fdb

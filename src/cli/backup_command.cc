@@ -66,11 +66,6 @@ struct RestoreOptions {
   bool verifyOnly = false;
 };
 
-// Every key that starts with `prefix`.
-fdb::KeyRange prefixRange(const fdb::Bytes& prefix) {
-  return fdb::KeyRange{prefix, fdb::strinc(prefix)};
-}
-
 // Ranges sorted and merged where they overlap or touch.
 std::vector<fdb::KeyRange> normalized(std::vector<fdb::KeyRange> ranges) {
   std::sort(ranges.begin(), ranges.end(),
@@ -162,8 +157,8 @@ void runBackup(const BackupOptions& options) {
   if (!args.path.empty()) {
     header.scope = "store";
     header.store = fdb::formatTuple(storeTuple(args));
-    metaDataRange = prefixRange(metaDataTuple(args).pack());
-    header.ranges = normalized({*metaDataRange, prefixRange(storeTuple(args).pack())});
+    metaDataRange = fdb::prefixRange(metaDataTuple(args).pack());
+    header.ranges = normalized({*metaDataRange, fdb::prefixRange(storeTuple(args).pack())});
   } else {
     header.scope = "database";
     header.ranges = {fdb::KeyRange{"", "\xff"}};
@@ -309,7 +304,7 @@ class Retarget {
                         header.store, store_));
       }
     }
-    ranges_ = normalized({prefixRange(to_.first), prefixRange(to_.second)});
+    ranges_ = normalized({fdb::prefixRange(to_.first), fdb::prefixRange(to_.second)});
   }
 
   const std::string& store() const { return store_; }

@@ -19,21 +19,13 @@
 #include "fdb/error.h"
 #include "fdb/tuple.h"
 #include "fdb/tuple_text.h"
+#include "printable.h"
 #include "rl/store_checker.h"
 #include "store.h"
 #include "table.h"
 
 namespace rl::cli {
 namespace {
-
-// The tuple a key decodes to, in the rl tuple syntax, or nothing when it is not one.
-std::optional<std::string> decodedTuple(std::string_view key) {
-  try {
-    return fdb::formatTuple(fdb::Tuple::unpack(key));
-  } catch (const fdb::Error&) {
-    return std::nullopt;
-  }
-}
 
 // A problem's key for people: its tuple when it decodes, else its printable bytes.
 std::string shownKey(const CheckProblem& problem) {

@@ -12,19 +12,6 @@
 #include "tuple_argument.h"
 
 namespace rl::cli {
-namespace {
-
-// The tuple a key decodes to, in the text syntax, or nothing when it is not a packed tuple.
-std::optional<std::string> decodedTuple(std::string_view key) {
-  try {
-    return fdb::formatTuple(fdb::Tuple::unpack(key));
-  } catch (const fdb::Error&) {
-    return std::nullopt;
-  }
-}
-
-}  // namespace
-
 nlohmann::json jsonKey(const KvOptions& options, std::string_view key) {
   nlohmann::json row = {{"key", fdb::printable(key)}};
   if (options.tuple) {

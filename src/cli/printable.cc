@@ -4,15 +4,13 @@
 
 #include <fmt/core.h>
 
+#include "fdb/bytes.h"
+#include "fdb/error.h"
+#include "fdb/tuple.h"
+#include "fdb/tuple_text.h"
+
 namespace rl::cli {
 namespace {
-
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 // The 1-based character (UTF-8 code point) at byte `offset` of `text`.
 size_t characterAt(std::string_view text, size_t offset) {
@@ -43,8 +41,8 @@ std::string parsePrintable(std::string_view text) {
       bytes.push_back('\\');
       ++i;
     } else if (next == 'x') {
-      const int high = i + 2 < text.size() ? hexValue(text[i + 2]) : -1;
-      const int low = i + 3 < text.size() ? hexValue(text[i + 3]) : -1;
+      const int high = i + 2 < text.size() ? fdb::hexDigitValue(text[i + 2]) : -1;
+      const int low = i + 3 < text.size() ? fdb::hexDigitValue(text[i + 3]) : -1;
       if (high < 0 || low < 0) fail("\\x takes two hex digits (\\x00 to \\xff)");
       bytes.push_back(static_cast<char>(high * 16 + low));
       i += 3;
@@ -53,6 +51,14 @@ std::string parsePrintable(std::string_view text) {
     }
   }
   return bytes;
+}
+
+std::optional<std::string> decodedTuple(std::string_view key) {
+  try {
+    return fdb::formatTuple(fdb::Tuple::unpack(key));
+  } catch (const fdb::Error&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace rl::cli

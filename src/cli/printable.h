@@ -12,6 +12,7 @@
 // Thread-safety: a pure function.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -21,5 +22,9 @@ namespace rl::cli {
 // backslash that is not `\\` or `\x` and two hex digits; characters are counted in UTF-8 code
 // points from 1.
 std::string parsePrintable(std::string_view text);
+
+// The tuple `key` decodes to, in the tuple text syntax (docs/tuple.md), or nothing when it is
+// not a packed tuple: how keys are shown beside their printable bytes.
+std::optional<std::string> decodedTuple(std::string_view key);
 
 }  // namespace rl::cli

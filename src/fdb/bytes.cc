@@ -7,16 +7,12 @@
 #include "fdb/error.h"
 
 namespace fdb {
-namespace {
-
-int hexValue(char c) {
+int hexDigitValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
 }
-
-}  // namespace
 
 std::string toHex(std::string_view bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -37,8 +33,8 @@ Bytes fromHex(std::string_view hex) {
   Bytes out;
   out.reserve(hex.size() / 2);
   for (size_t i = 0; i < hex.size(); i += 2) {
-    int hi = hexValue(hex[i]);
-    int lo = hexValue(hex[i + 1]);
+    int hi = hexDigitValue(hex[i]);
+    int lo = hexDigitValue(hex[i + 1]);
     if (hi < 0 || lo < 0) {
       size_t bad = hi < 0 ? i : i + 1;
       throw std::invalid_argument(
@@ -74,5 +70,7 @@ Bytes strinc(std::string_view prefix) {
   out.back() = static_cast<char>(static_cast<unsigned char>(out.back()) + 1);
   return out;
 }
+
+KeyRange prefixRange(std::string_view prefix) { return KeyRange{Bytes(prefix), strinc(prefix)}; }
 
 }  // namespace fdb

@@ -37,13 +37,6 @@ bool isLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') 
 bool isWordChar(char c) { return isLetter(c) || isDigit(c); }
 bool isWhitespace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 void appendHexEscape(std::string& out, unsigned char byte) {
   out += fmt::format("\\x{:02x}", byte);
 }
@@ -488,7 +481,7 @@ class Parser {
   std::string scanHexDigits(size_t wanted, bool allowDashes, std::string_view what) {
     size_t start = pos_;
     std::string digits;
-    while (!atEnd() && (hexValue(text_[pos_]) >= 0 || (allowDashes && text_[pos_] == '-'))) {
+    while (!atEnd() && (hexDigitValue(text_[pos_]) >= 0 || (allowDashes && text_[pos_] == '-'))) {
       if (text_[pos_] != '-') digits.push_back(text_[pos_]);
       ++pos_;
     }
@@ -629,7 +622,7 @@ class Parser {
   uint32_t parseHexEscapeDigits(size_t count, size_t start) {
     uint32_t value = 0;
     for (size_t i = 0; i < count; ++i) {
-      int digit = atEnd() ? -1 : hexValue(text_[pos_]);
+      int digit = atEnd() ? -1 : hexDigitValue(text_[pos_]);
       if (digit < 0) {
         failAt(start, fmt::format("'\\{}' needs {} hex digits", text_[start + 1], count));
       }

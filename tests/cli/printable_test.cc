@@ -7,9 +7,17 @@
 #include <string>
 
 #include "fdb/bytes.h"
+#include "fdb/tuple.h"
 
 namespace rl::cli {
 namespace {
+
+TEST(RlPrintable, DecodedTupleShowsPackedTuplesOnly) {
+  EXPECT_EQ(decodedTuple(fdb::Tuple{"orders", int64_t{42}}.pack()), R"(("orders", 42))");
+  EXPECT_EQ(decodedTuple(""), "()");
+  EXPECT_EQ(decodedTuple("\x02no terminator"), std::nullopt);
+  EXPECT_EQ(decodedTuple("\xfe"), std::nullopt);
+}
 
 TEST(RlPrintable, ReadsEscapes) {
   EXPECT_EQ(parsePrintable(""), "");

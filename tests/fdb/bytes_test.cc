@@ -37,6 +37,24 @@ TEST(Bytes, Strinc) {
   EXPECT_THROW(strinc("\xff"), Error);
 }
 
+TEST(Bytes, HexDigitValue) {
+  EXPECT_EQ(hexDigitValue('0'), 0);
+  EXPECT_EQ(hexDigitValue('9'), 9);
+  EXPECT_EQ(hexDigitValue('a'), 10);
+  EXPECT_EQ(hexDigitValue('F'), 15);
+  for (char c : {'g', 'G', '/', ':', '@', '`', ' ', '\0'}) EXPECT_EQ(hexDigitValue(c), -1) << c;
+}
+
+TEST(KeyRange, PrefixRangeHoldsThePrefixAndEveryKeyStartingWithIt) {
+  const KeyRange r = prefixRange("ab\xff");
+  EXPECT_EQ(r, (KeyRange{"ab\xff", "ac"}));
+  EXPECT_TRUE(r.contains("ab\xff"));
+  EXPECT_TRUE(r.contains("ab\xff\xff\xff"));
+  EXPECT_FALSE(r.contains("ab"));
+  EXPECT_FALSE(r.contains("ac"));
+  EXPECT_THROW(prefixRange("\xff\xff"), Error);
+}
+
 TEST(KeyRange, ContainsIsHalfOpen) {
   KeyRange r{"b", "d"};
   EXPECT_FALSE(r.contains("a"));
