@@ -1,6 +1,7 @@
 // Constants and helpers shared by engine_transaction.cc and transaction_reads.cc.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <type_traits>
@@ -10,6 +11,7 @@
 #include "fdb/bytes.h"
 #include "fdb/error.h"
 #include "fdb/future.h"
+#include "fdb/key_selector.h"
 #include "fdb/types.h"
 
 namespace fdb::engine::internal {
@@ -51,6 +53,34 @@ inline Bytes keyAfter(std::string_view key) {
   throw Error(kAccessedUnreadable,
               fmt::format("'{}' depends on this transaction's versionstamp", printable(key)));
 }
+
+// A range read's selectors and limits as every kind of range read (plain or mapped) uses
+// them: the row limit, the byte limit (from EngineTransaction::validateRange), and the
+// selectors' keys with orEqual folded in. The keys are views of the selectors', copied only
+// when orEqual makes a new key, so a request is neither copied nor moved.
+class RangeRequest {
+ public:
+  RangeRequest(KeySelectorRef begin, KeySelectorRef end, const RangeOptions& options,
+               int64_t byteLimit)
+      : byteLimit(byteLimit),
+        rowLimit(options.limit > 0 ? static_cast<size_t>(options.limit) : SIZE_MAX),
+        beginKey(begin.orEqual ? std::string_view(beginAfter_ = keyAfter(begin.key)) : begin.key),
+        endKey(end.orEqual ? std::string_view(endAfter_ = keyAfter(end.key)) : end.key),
+        // An inverted range is empty, not an error, and reads nothing.
+        empty(begin.offset >= end.offset && beginKey >= endKey) {}
+  RangeRequest(const RangeRequest&) = delete;
+  RangeRequest& operator=(const RangeRequest&) = delete;
+
+ private:
+  Bytes beginAfter_, endAfter_;  // declared first: the keys below may view them
+
+ public:
+  const int64_t byteLimit;  // -1: unlimited
+  const size_t rowLimit;    // SIZE_MAX: unlimited
+  const std::string_view beginKey;
+  const std::string_view endKey;
+  const bool empty;
+};
 
 // Bytes a range read returns per batch by streaming mode (spec §3.2); -1 = unlimited.
 int64_t modeByteLimit(StreamingMode mode, int iteration);

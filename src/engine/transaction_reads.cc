@@ -347,18 +347,12 @@ auto EngineTransaction::getRangeTo(KeySelectorRef begin, KeySelectorRef end,
     RangeResult result;
     // The special key space has no modules here: its ranges read empty.
     if (begin.key >= kSystemKeysEnd && end.key <= kSpecialKeysEnd) return result;
-    int64_t byteLimit = validateRange(begin, end, options);
-    const size_t rowLimit = options.limit > 0 ? static_cast<size_t>(options.limit) : SIZE_MAX;
-
-    // The selectors' keys normalized (orEqual folded in): views of them, copied only when
-    // orEqual makes a new key.
-    Bytes beginAfter, endAfter;
-    const std::string_view beginKey =
-        begin.orEqual ? std::string_view(beginAfter = keyAfter(begin.key)) : begin.key;
-    const std::string_view endKey =
-        end.orEqual ? std::string_view(endAfter = keyAfter(end.key)) : end.key;
-    // An inverted range is empty, not an error, and reads nothing.
-    if (begin.offset >= end.offset && beginKey >= endKey) return result;
+    const RangeRequest request(begin, end, options, validateRange(begin, end, options));
+    if (request.empty) return result;
+    const int64_t byteLimit = request.byteLimit;
+    const size_t rowLimit = request.rowLimit;
+    const std::string_view beginKey = request.beginKey;
+    const std::string_view endKey = request.endKey;
 
     const WriteMap& writes = visibleWrites(snapshot);
     bool limited = false;
@@ -439,17 +433,14 @@ Future<MappedRangeResult> EngineTransaction::getMappedRange(KeySelectorRef begin
     if (begin.key >= kSystemKeysEnd) {
       throw Error(errors::kClientInvalidOperation, "mapped range read in the special key space");
     }
-    int64_t byteLimit = validateRange(begin, end, options);
+    const RangeRequest request(begin, end, options, validateRange(begin, end, options));
     Mapper mapper = Mapper::parse(mapperBytes);
-    const size_t rowLimit = options.limit > 0 ? static_cast<size_t>(options.limit) : SIZE_MAX;
-
     MappedRangeResult result;
-    Bytes beginAfter, endAfter;
-    const std::string_view beginKey =
-        begin.orEqual ? std::string_view(beginAfter = keyAfter(begin.key)) : begin.key;
-    const std::string_view endKey =
-        end.orEqual ? std::string_view(endAfter = keyAfter(end.key)) : end.key;
-    if (begin.offset >= end.offset && beginKey >= endKey) return result;
+    if (request.empty) return result;
+    const int64_t byteLimit = request.byteLimit;
+    const size_t rowLimit = request.rowLimit;
+    const std::string_view beginKey = request.beginKey;
+    const std::string_view endKey = request.endKey;
 
     // It does not read this transaction's writes: anything they touched is an error.
     auto failIfWritten = [&](std::string_view from, std::string_view to) {
