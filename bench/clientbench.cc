@@ -1,5 +1,5 @@
-// clientbench — the client workloads of the benchmark spec, one transaction per iteration,
-// on these arms in one binary:
+// clientbench — the client workloads of docs/benchmarks.md ("clientbench"), one transaction per
+// iteration, on these arms in one binary:
 //   rl                the embedded engine through the fdb:: client API
 //   rl_delay250       the same with a simulated 250 us one-way network delay
 //   rl_c              the same engine through the C API called directly, as a binding

@@ -1,5 +1,5 @@
-// indexfetch — SCAN_AND_FETCH against USE_REMOTE_FETCH (benchmark spec, "indexfetch";
-// docs/benchmarks.md, "Record Layer"), on the embedded engine.
+// indexfetch — SCAN_AND_FETCH against USE_REMOTE_FETCH (docs/benchmarks.md, "indexfetch"),
+// on the embedded engine.
 //
 // Fixture: 1,000 Orders (IDs 0..999, price 10 * id + 5, so the index order is the ID order)
 // behind the VALUE index price_idx, in two stores of one database per arm, seeded and read

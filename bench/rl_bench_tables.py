@@ -17,7 +17,7 @@ import statistics
 import sys
 from collections import defaultdict
 
-SEEDS = {  # remote / scan-and-fetch in the seeds (C1: no added delay; C3: 0.5 ms RTT)
+SEEDS = {  # reference remote / scan-and-fetch ratios (docs/benchmarks.md, "indexfetch")
     ("small", "rows1000", "forward", "rl"): "0.34 (C1)",
     ("split", "rows1000", "forward", "rl"): "1.15 (C1)",
     ("small", "rows1000", "forward", "rl_delay250"): "0.224 (C3)",

@@ -1,5 +1,5 @@
-// rlbench — the Record Layer benchmarks of the benchmark spec (docs/benchmarks.md, "Record
-// Layer"), on the embedded engine, one record-layer transaction per operation (a context,
+// rlbench — the Record Layer benchmarks (docs/benchmarks.md, "rlbench"), on the embedded
+// engine, one record-layer transaction per operation (a context,
 // the store opened in it, the operation, commit):
 //
 //   SaveRecord                  save one small Order (no index)

@@ -1,4 +1,5 @@
-// Transaction and database options, with FoundationDB's codes (fdb.options, spec §7).
+// Transaction and database options, with FoundationDB's codes (fdb.options; docs/semantics.md,
+// "Options").
 //
 //   tr.setOption(fdb::TransactionOption::kTimeout, 2000);          // Int: milliseconds
 //   tr.setOption(fdb::TransactionOption::kReadYourWritesDisable);  // no parameter

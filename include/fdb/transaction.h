@@ -86,17 +86,19 @@ class Transaction {
   std::vector<KeyValue> getRangeAll(const KeyRange& range, int limit = 0, bool reverse = false);
 
   // A range read of index entries that also reads, for each entry, the range the mapper
-  // builds from it (spec §5): one operation, at the read version. The mapper is a packed
-  // tuple whose elements are literals, "{K[i]}" / "{V[i]}" (element i of the entry's key /
-  // value) and a final "{...}" (the range of every key the other elements prefix).
+  // builds from it (docs/semantics.md, "Mapped range reads"): one operation, at the read
+  // version. The mapper is a packed tuple whose elements are literals, "{K[i]}" / "{V[i]}" (element
+  // i of the entry's key / value) and a final "{...}" (the range of every key the other elements
+  // prefix).
   // Fails with 2039 when the entries or the ranges touch this transaction's own writes.
   Future<MappedRangeResult> getMappedRange(KeySelectorRef begin, KeySelectorRef end,
                                            std::string_view mapper,
                                            const RangeOptions& options = {});
 
   // A future that becomes ready once `key`'s value differs from what this transaction sees
-  // now (armed when the transaction commits; spec §2.9). Fails with the commit's error, or
-  // 1025 if the transaction is reset or destroyed first. Dropping every copy cancels it.
+  // now (armed when the transaction commits; docs/semantics.md, "Watches"). Fails with the
+  // commit's error, or 1025 if the transaction is reset or destroyed first. Dropping every
+  // copy cancels it.
   Future<void> watch(std::string_view key);
 
   // The same reads without read conflict ranges.

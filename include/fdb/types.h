@@ -317,7 +317,7 @@ struct RangeOptions {
   bool reverse = false;
 };
 
-// FDBMutationType: the atomic operations (spec §4).
+// FDBMutationType: the atomic operations (docs/semantics.md, "Atomic operations").
 enum class MutationType : int {
   kAdd = 2,
   kBitAnd = 6,

@@ -37,7 +37,7 @@ RL_C_EXPORT fdb_bool_t fdb_error_predicate(int predicate_test, fdb_error_t code)
 }
 
 RL_C_EXPORT fdb_error_t fdb_select_api_version_impl(int runtime_version, int header_version) {
-  // The order of the checks is FoundationDB's (spec §1.3).
+  // The order of the checks is FoundationDB's (docs/capi.md, "API versions").
   if (selectedApiVersion.load() != 0) return 2201;    // api_version_already_set
   if (runtime_version > header_version) return 2202;  // api_version_invalid
   if (header_version > kMaxApiVersion) return 2203;   // api_version_not_supported

@@ -26,7 +26,8 @@ constexpr fdb_error_t kNoClusterFileFound = 1515;
 constexpr fdb_error_t kConnectionStringInvalid = 2104;
 constexpr fdb_error_t kUnsupportedOperation = 2108;
 constexpr fdb_error_t kTenantsDisabled = 2136;
-// FoundationDB 7.3's protocol version (spec, version anchors).
+// FoundationDB 7.3's protocol version (docs/capi.md, "Queries answered differently from a
+// cluster").
 constexpr uint64_t kProtocolVersion = 0x0FDB00B073000000ULL;
 
 // FoundationDB's search order for the default cluster file.

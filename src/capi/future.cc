@@ -63,7 +63,7 @@ fdb_error_t FDB_future::setCallback(FDBCallback callback, void* parameter) {
       return 0;
     }
   }
-  callback(this, parameter);  // ready: synchronously, on the caller's thread (spec §1.5)
+  callback(this, parameter);  // ready: at once, on the caller's thread (docs/capi.md, "Futures")
   return 0;
 }
 

@@ -1,5 +1,5 @@
 // FDB_future — what an FDBFuture* points at: a reference-counted, single-assignment cell
-// holding a C-shaped result (spec §1.5, §1.6).
+// holding a C-shaped result (docs/capi.md, "Futures", "Memory ownership").
 //
 // A future is created for one operation. If the operation's fdb::Future is already ready
 // (the in-memory engine without simulated delay), the cell is filled at once on the

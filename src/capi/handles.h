@@ -50,7 +50,7 @@ class CallLock {
 // A transaction handle: the engine's transaction itself, in the handle (one object and one
 // lifetime, no shared state to count: fdb::Transaction's indirection is for callers that
 // choose a backend, and this library has one). Its operations' futures are separate cells
-// (FDB_future), which may outlive it (spec §1.6).
+// (FDB_future), which may outlive it (docs/capi.md, "Memory ownership").
 struct FDB_transaction {
   explicit FDB_transaction(const fdb::engine::MemoryDatabase& database)
       : tr(database.engine(), database.settings()) {}

@@ -8,8 +8,8 @@ namespace {
 
 thread_local bool insideRunNetwork = false;
 
-// FDB_NET_OPTION_* codes of API 730 (spec §7.3). None changes how the embedded engine
-// behaves; they are accepted so clients that set them work unchanged.
+// FDB_NET_OPTION_* codes of API 730 (docs/capi.md, "Network options"). None changes how the
+// embedded engine behaves; they are accepted so clients that set them work unchanged.
 constexpr std::array kNetworkOptions = {10, 20, 30, 31, 32, 33, 34, 35, 36, 37,   38,   39,
                                         40, 41, 42, 43, 45, 46, 47, 48, 49, 50,   51,   52,
                                         53, 54, 60, 61, 62, 63, 64, 65, 66, 67,   68,   69,

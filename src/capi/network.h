@@ -1,6 +1,6 @@
-// The network thread of the C API (spec §1.4): fdb_setup_network once, fdb_run_network
-// blocking on the thread the client dedicates to it until fdb_stop_network, completion
-// hooks after the loop. The embedded engine needs no network, but FoundationDB's clients
+// The network thread of the C API (docs/capi.md, "The network"): fdb_setup_network once,
+// fdb_run_network blocking on the thread the client dedicates to it until fdb_stop_network,
+// completion hooks after the loop. The embedded engine needs no network, but FoundationDB's clients
 // expect pending futures to complete on this thread, so completions are queued here.
 //
 // Thread-safety: every method may be called from any thread.

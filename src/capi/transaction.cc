@@ -1,6 +1,7 @@
 // Transactions: every fdb_transaction_* entry point over the engine's transaction. Errors of
-// the void operations are deferred by the transaction itself (spec §1.7); future-returning
-// calls never throw across the boundary: a failure is a failed future.
+// the void operations are deferred by the transaction itself (docs/semantics.md, "Deferred
+// errors"); future-returning calls never throw across the boundary: a failure is a failed
+// future.
 #include <cstring>
 #include <string>
 #include <string_view>

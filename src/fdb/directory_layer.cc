@@ -1,4 +1,4 @@
-// The directory layer over the public fdb:: API. The layout (docs/directory.md, spec §10) is
+// The directory layer over the public fdb:: API. The layout (docs/directory.md) is
 // FoundationDB's:
 //   node(P)            = nodeSubspace[P]                 (P a byte-string element)
 //   root node          = nodeSubspace[nodeSubspace.key()]

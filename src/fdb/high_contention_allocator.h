@@ -1,7 +1,7 @@
-// The High Contention Allocator (spec §10): hands out short, never reused integers packed as
-// one-element tuples, for the directory layer's prefixes. It keeps a window of candidates
-// [start, start + window) and picks at random inside it, so that concurrent allocations
-// rarely collide; the window moves on once half of it has been handed out.
+// The High Contention Allocator (docs/directory.md, "3. Prefix allocation"): hands out short, never
+// reused integers packed as one-element tuples, for the directory layer's prefixes. It keeps a
+// window of candidates [start, start + window) and picks at random inside it, so that concurrent
+// allocations rarely collide; the window moves on once half of it has been handed out.
 //
 // Layout under `hcaSubspace` (the directory layer's root_node[b"hca"]):
 //   hcaSubspace[0][start]     = 8-byte little-endian count of allocations in the window

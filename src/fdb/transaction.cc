@@ -38,8 +38,8 @@ KeySelectorRef endOf(const KeyRange& range) {
   return KeySelectorRef::firstGreaterOrEqual(range.end);
 }
 
-// Reads every row of `range` batch by batch, as the bindings iterate (spec §3.2 step 5):
-// each next batch starts after the last row and asks for the rows still wanted.
+// Reads every row of `range` batch by batch, as the bindings iterate (docs/semantics.md, "Range
+// reads" step 5): each next batch starts after the last row and asks for the rows still wanted.
 std::vector<KeyValue> readAll(TransactionBackend& backend, const KeyRange& range, int limit,
                               bool reverse, bool snapshot) {
   std::vector<KeyValue> rows;

@@ -1,8 +1,8 @@
 /*
  * Compile-only check of the functions <foundationdb/fdb_c.h> declares, against the
- * signatures of ../shared/spec/fdb-semantics.md §1.2 (and, for API versions before a change,
- * the older signatures). ctest compiles this file with -fsyntax-only -Werror, as C99
- * (-pedantic) and as C++11, at several FDB_API_VERSIONs (see CMakeLists.txt); nothing runs.
+ * signatures of FoundationDB 7.3's fdb_c.h (docs/capi.md, "The header"; and, for API versions
+ * before a change, the older signatures). ctest compiles this file with -fsyntax-only -Werror, as
+ * C99 (-pedantic) and as C++11, at several FDB_API_VERSIONs (see CMakeLists.txt); nothing runs.
  *
  * Each SIGNATURE line initializes a pointer of the expected function type with the declared
  * function: C++ accepts only an exact match; C rejects an incompatible one (as an error under

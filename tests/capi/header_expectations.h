@@ -1,8 +1,9 @@
 /*
  * The facts <foundationdb/fdb_c.h> must match, as one table used by the C and the C++ layout
- * tests. Every number is taken from ../shared/spec/fdb-semantics.md (§1.1 struct table, §6.1
- * predicates, §7 option tables), not from our header, except where a comment says how it
- * was derived. Layouts are those of LP64 (x86-64, aarch64).
+ * tests. Every number is FoundationDB 7.3's (struct layouts: docs/capi.md, "The header";
+ * codes: fdb.options, as in docs/semantics.md, "Options", "Errors", and docs/capi.md,
+ * "Network options"), written here independently of our header, except where a comment
+ * says how it was derived. Layouts are those of LP64 (x86-64, aarch64).
  *
  * An X-macro table: include it (it has no include guard) after defining
  *   FACT_SIZE(type, size, align)         sizeof and alignment of a struct
@@ -12,7 +13,7 @@
  * as compile-time assertions (file scope) or as run-time checks (in a function body).
  */
 
-/* ---- §1.1 struct layouts ---- */
+/* ---- struct layouts (docs/capi.md, "The header") ---- */
 
 /* FDBKey, packed(4): key(0), key_length(8); 12 / 4. */
 FACT_SIZE(FDBKey, 12, 4);
@@ -54,7 +55,7 @@ FACT_OFFSET(FDBKeyRange, begin_key_length, 8);
 FACT_OFFSET(FDBKeyRange, end_key, 12);
 FACT_OFFSET(FDBKeyRange, end_key_length, 20);
 
-/* FDBGranuleSummary, packed(4): 56 / 4; the spec gives the field order, the offsets follow
+/* FDBGranuleSummary, packed(4): 56 / 4; FoundationDB gives the field order, the offsets follow
  * (a 24-byte range, then four int64 at 4-byte alignment). */
 FACT_SIZE(FDBGranuleSummary, 56, 4);
 FACT_OFFSET(FDBGranuleSummary, key_range, 0);
@@ -63,7 +64,7 @@ FACT_OFFSET(FDBGranuleSummary, snapshot_size, 32);
 FACT_OFFSET(FDBGranuleSummary, delta_version, 40);
 FACT_OFFSET(FDBGranuleSummary, delta_size, 48);
 
-/* FDBReadBlobGranuleContext, not packed; derived from the spec's field list: a pointer, three
+/* FDBReadBlobGranuleContext, not packed; derived from FoundationDB's field list: a pointer, three
  * function pointers, two ints. */
 FACT_SIZE(FDBReadBlobGranuleContext, 40, 8);
 FACT_OFFSET(FDBReadBlobGranuleContext, userContext, 0);
@@ -73,8 +74,8 @@ FACT_OFFSET(FDBReadBlobGranuleContext, free_load_f, 24);
 FACT_OFFSET(FDBReadBlobGranuleContext, debugNoMaterialize, 32);
 FACT_OFFSET(FDBReadBlobGranuleContext, granuleParallelism, 36);
 
-/* Blob-granule description structs, packed(4). The spec names them; the fields are those of
- * FoundationDB 7.3's declarations, and the offsets below are worked out by hand from them
+/* Blob-granule description structs, packed(4). FoundationDB's header names them; the fields are
+ * those of FoundationDB 7.3's declarations, and the offsets below are worked out by hand from them
  * (4-byte packing: an int64 or pointer after an int starts at the next multiple of 4). */
 FACT_SIZE(FDBBGTenantPrefix, 16, 4); /* present, FDBKey prefix */
 FACT_OFFSET(FDBBGTenantPrefix, present, 0);
@@ -131,14 +132,14 @@ FACT_OFFSET(FDBBGFileDescription, tenant_prefix, 200);
 FACT_CODE(FDBBGMutationType, FDB_BG_MUTATION_TYPE_SET_VALUE, 0);
 FACT_CODE(FDBBGMutationType, FDB_BG_MUTATION_TYPE_CLEAR_RANGE, 1);
 
-/* ---- §1.1 API version constants ---- */
+/* ---- API version constants (docs/capi.md, "The header") ---- */
 FACT_CONSTANT(FDB_LATEST_API_VERSION, 730);
 FACT_CONSTANT(FDB_LATEST_BINDINGS_API_VERSION, 730);
 FACT_CONSTANT(FDB_API_VERSION_CLIENT_TMP_DIR, 720);
 FACT_CONSTANT(FDB_API_VERSION_DISABLE_CLIENT_BYPASS, 720);
 FACT_CONSTANT(FDB_API_VERSION_TENANT_API_RELEASED, 720);
 
-/* ---- §7.1 transaction options: every row of the spec's table ---- */
+/* ---- transaction options: every one of 7.3 (docs/semantics.md, "Options") ---- */
 FACT_CODE(FDBTransactionOption, FDB_TR_OPTION_CAUSAL_WRITE_RISKY, 10);
 FACT_CODE(FDBTransactionOption, FDB_TR_OPTION_CAUSAL_READ_RISKY, 20);
 FACT_CODE(FDBTransactionOption, FDB_TR_OPTION_CAUSAL_READ_DISABLE, 21);
@@ -195,7 +196,7 @@ FACT_CODE(FDBTransactionOption, FDB_TR_OPTION_USE_GRV_CACHE, 1101);
 FACT_CODE(FDBTransactionOption, FDB_TR_OPTION_SKIP_GRV_CACHE, 1102);
 FACT_CODE(FDBTransactionOption, FDB_TR_OPTION_AUTHORIZATION_TOKEN, 2000);
 
-/* ---- §7.2 database options: every row ---- */
+/* ---- database options: every one of 7.3 (docs/semantics.md, "Options") ---- */
 FACT_CODE(FDBDatabaseOption, FDB_DB_OPTION_LOCATION_CACHE_SIZE, 10);
 FACT_CODE(FDBDatabaseOption, FDB_DB_OPTION_MAX_WATCHES, 20);
 FACT_CODE(FDBDatabaseOption, FDB_DB_OPTION_MACHINE_ID, 21);
@@ -216,7 +217,7 @@ FACT_CODE(FDBDatabaseOption, FDB_DB_OPTION_TRANSACTION_REPORT_CONFLICTING_KEYS, 
 FACT_CODE(FDBDatabaseOption, FDB_DB_OPTION_USE_CONFIG_DATABASE, 800);
 FACT_CODE(FDBDatabaseOption, FDB_DB_OPTION_TEST_CAUSAL_READ_RISKY, 900);
 
-/* ---- §7.3 network options: every one the spec lists ---- */
+/* ---- network options: every one of 7.3 (docs/capi.md, "Network options") ---- */
 FACT_CODE(FDBNetworkOption, FDB_NET_OPTION_LOCAL_ADDRESS, 10);
 FACT_CODE(FDBNetworkOption, FDB_NET_OPTION_CLUSTER_FILE, 20);
 FACT_CODE(FDBNetworkOption, FDB_NET_OPTION_TRACE_ENABLE, 30);
@@ -267,7 +268,7 @@ FACT_CODE(FDBNetworkOption, FDB_NET_OPTION_SUPPORTED_CLIENT_VERSIONS, 1000);
 FACT_CODE(FDBNetworkOption, FDB_NET_OPTION_EXTERNAL_CLIENT, 1001);
 FACT_CODE(FDBNetworkOption, FDB_NET_OPTION_EXTERNAL_CLIENT_TRANSPORT_ID, 1002);
 
-/* ---- §7.4 other enums, and §6.1 predicates ---- */
+/* ---- other enums, and the error predicates (docs/semantics.md, "Errors") ---- */
 FACT_CODE(FDBStreamingMode, FDB_STREAMING_MODE_WANT_ALL, -2);
 FACT_CODE(FDBStreamingMode, FDB_STREAMING_MODE_ITERATOR, -1);
 FACT_CODE(FDBStreamingMode, FDB_STREAMING_MODE_EXACT, 0);

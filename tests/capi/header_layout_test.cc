@@ -31,7 +31,7 @@ static_assert(sizeof(void*) == 8 && sizeof(int) == 4, "the expected layouts are 
 #undef FACT_CODE
 #undef FACT_CONSTANT
 
-TEST(CapiHeader, StructLayoutsMatchTheSpec) {
+TEST(CapiHeader, StructLayoutsMatchFoundationDB) {
 #define FACT_SIZE(type, size, align)                                        \
   EXPECT_EQ(sizeof(type), static_cast<std::size_t>(size)) << #type " size"; \
   EXPECT_EQ(alignof(type), static_cast<std::size_t>(align)) << #type " alignment"
@@ -46,7 +46,7 @@ TEST(CapiHeader, StructLayoutsMatchTheSpec) {
 #undef FACT_CONSTANT
 }
 
-TEST(CapiHeader, OptionAndEnumCodesMatchTheSpec) {
+TEST(CapiHeader, OptionAndEnumCodesMatchFoundationDB) {
   int codes = 0;
 #define FACT_SIZE(type, size, align) static_cast<void>(0)
 #define FACT_OFFSET(type, field, offset) static_cast<void>(0)
@@ -59,7 +59,7 @@ TEST(CapiHeader, OptionAndEnumCodesMatchTheSpec) {
 #undef FACT_OFFSET
 #undef FACT_CODE
 #undef FACT_CONSTANT
-  // Every code of the spec's §7 tables, the predicates and the blob-granule mutation types.
+  // Every option and enum code of 7.3, the predicates and the blob-granule mutation types.
   EXPECT_EQ(codes, 55 + 19 + 49 + 7 + 15 + 2 + 3 + 2);
 }
 
@@ -68,7 +68,7 @@ FDBKeySelector selector(const uint8_t* key, int key_length, fdb_bool_t or_equal,
   return FDBKeySelector{FDBKey{key, key_length}, or_equal, offset};
 }
 
-TEST(CapiHeader, KeySelectorMacrosExpandToTheSpecsArguments) {
+TEST(CapiHeader, KeySelectorMacrosExpandToFoundationDBsArguments) {
   const uint8_t key[] = {'k', 'e', 'y'};
   const FDBKeySelector last_less_than = selector(FDB_KEYSEL_LAST_LESS_THAN(key, 3));
   const FDBKeySelector last_less_or_equal = selector(FDB_KEYSEL_LAST_LESS_OR_EQUAL(key, 3));

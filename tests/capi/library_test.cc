@@ -593,7 +593,8 @@ TEST_F(Capi, ErrorsAreReportedWithFoundationDbsCodesAndText) {
   EXPECT_EQ(fdb_transaction_set_option(tr, fromCode<FDBTransactionOption>(9999), nullptr, 0), 2007);
   EXPECT_EQ(fdb_network_set_option(fromCode<FDBNetworkOption>(9999), nullptr, 0), 2007);
   EXPECT_EQ(fdb_network_set_option(FDB_NET_OPTION_TRACE_ROLL_SIZE, u8(a), 1), 2006);
-  // A bad option value is deferred to the next future-returning call (spec §1.7).
+  // A bad option value is deferred to the next future-returning call (docs/semantics.md, "Deferred
+  // errors").
   int64_t tooSmall = 31;
   EXPECT_EQ(fdb_transaction_set_option(tr, FDB_TR_OPTION_SIZE_LIMIT,
                                        reinterpret_cast<const uint8_t*>(&tooSmall), 8),

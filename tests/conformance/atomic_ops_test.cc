@@ -1,7 +1,7 @@
-// Atomic operations (spec §4, §2.7, §11 facts 6 and 7), byte for byte. Each case is checked
-// three ways: a blind op committed and read back by a new transaction; the op read back within
-// its own transaction (RYW over an unknown base from the database), then committed; and the op
-// issued after a set/clear of the base in the same transaction (a known base).
+// Atomic operations (docs/semantics.md, "Atomic operations", "Versionstamps"), byte for byte. Each
+// case is checked three ways: a blind op committed and read back by a new transaction; the op read
+// back within its own transaction (RYW over an unknown base from the database), then committed; and
+// the op issued after a set/clear of the base in the same transaction (a known base).
 //
 // Notation of the cases: E = existing value (nullopt = absent; "" = present but empty),
 // P = param, R = result (nullopt = absent).

@@ -1,6 +1,6 @@
 // The backends the conformance suite runs on, and what every conformance test shares.
 //
-// The suite states FoundationDB 7.3's client semantics (the project spec, fdb-semantics.md)
+// The suite states FoundationDB 7.3's client semantics (docs/semantics.md)
 // as tests written only against the public fdb:: API, so the same tests run on every backend:
 // "memory:" always, plus every address in the environment variable RL_CONFORMANCE_ADDRESSES
 // (comma-separated, e.g. "file:/tmp/store,fdb:/etc/foundationdb/fdb.cluster"). Durable stores

@@ -1,6 +1,6 @@
-// Conflict detection (spec §2.5, §2.6, §11 facts 1 and 2): a transaction with read version R
-// fails with not_committed (1020) iff a write committed at a version > R intersects one of its
-// read conflict ranges — and read conflict ranges are exactly the ones FoundationDB records.
+// Conflict detection (docs/semantics.md, "Conflict ranges", "Commits"): a transaction with read
+// version R fails with not_committed (1020) iff a write committed at a version > R intersects one
+// of its read conflict ranges — and read conflict ranges are exactly the ones FoundationDB records.
 //
 // Pattern: T1 reads (which fixes its read version), T2 writes and commits, T1 commits.
 
@@ -320,8 +320,8 @@ TEST_P(ConflictsTest, EmptyManualReadConflictRangeIsNoOp) {
 }
 
 TEST_P(ConflictsTest, ManualReadConflictRangeSkipsKeysThisTransactionWrote) {
-  // Spec §2.5: an explicit read range is not recorded over keys already written by this
-  // transaction.
+  // docs/semantics.md, "Conflict ranges": an explicit read range is not recorded over keys already
+  // written by this transaction.
   {
     Transaction t1 = db().createTransaction();
     t1.getReadVersion().get();

@@ -1,8 +1,8 @@
-// Deferred errors, size limits and key-space guards (spec §1.7, §2.4, §2.5, §2.10, §2.11,
-// §11 facts 10, 11 and 12): errors of set/clear/clearRange/atomicOp surface at the next call
-// that returns a future (usually commit), not at the call; they stay until reset or a
-// successful onError. Inverted manual conflict ranges fail synchronously. Reads of keys that
-// cannot exist (too long) are not errors.
+// Deferred errors, size limits and key-space guards (docs/semantics.md: "Deferred errors",
+// "Read-your-writes", "Conflict ranges", "Key space", "Size limits"): errors of
+// set/clear/clearRange/atomicOp surface at the next call that returns a future (usually commit),
+// not at the call; they stay until reset or a successful onError. Inverted manual conflict ranges
+// fail synchronously. Reads of keys that cannot exist (too long) are not errors.
 
 #include "conformance/backends.h"
 
@@ -29,8 +29,8 @@ TEST_P(DeferredErrorsTest, WriteOfSystemKeyFailsAtCommitNotAtTheCall) {
   }
 }
 
-// The special key space [\xff\xff, \xff\xff\xff) has its own rule (spec §2.10): writes need
-// special_key_space_enable_writes, else special_keys_write_disabled (2114).
+// The special key space [\xff\xff, \xff\xff\xff) has its own rule (docs/semantics.md, "Key space"):
+// writes need special_key_space_enable_writes, else special_keys_write_disabled (2114).
 TEST_P(DeferredErrorsTest, WriteOfSpecialKeyNeedsItsOption) {
   Transaction tr = db().createTransaction();
   EXPECT_NO_THROW(tr.set("\xff\xff/foo", "x"));
@@ -124,7 +124,8 @@ TEST_P(DeferredErrorsTest, ValueOver100000BytesIsTooLarge) {
 }
 
 TEST_P(DeferredErrorsTest, CommitOver10000000BytesIsTooLarge) {
-  // Spec §2.6 step 3: mutations count key + value + overhead; the default limit is 10,000,000.
+  // docs/semantics.md, "Commits" step 3: mutations count key + value + overhead; the default limit
+  // is 10,000,000.
   const Bytes value(100'000, 'v');
   {
     Transaction tr = db().createTransaction();

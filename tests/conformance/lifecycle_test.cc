@@ -1,6 +1,7 @@
-// The transaction's life (spec §2.1, §2.6, §2.8, §11 facts 8, 14 and 16): cancel and
-// use-after-commit poison a transaction until reset(); commit does not reset it; reset() clears
-// writes and the read version; committed versions, read-only commits and the approximate size.
+// The transaction's life (docs/semantics.md: "Transactions", "Versions", "Commits", "Other
+// queries"): cancel and use-after-commit poison a transaction until reset(); commit does not reset
+// it; reset() clears writes and the read version; committed versions, read-only commits and the
+// approximate size.
 
 #include "conformance/backends.h"
 

@@ -1,5 +1,6 @@
-// getMappedRange (spec §5, §2.5): a range read of index entries that, for each entry, also
-// reads the secondary range its mapper builds, in one operation at the read version.
+// getMappedRange (docs/semantics.md, "Mapped range reads", "Conflict ranges"): a range read of
+// index entries that, for each entry, also reads the secondary range its mapper builds, in one
+// operation at the read version.
 //
 // The data of these tests: records ("records", pk, field) -> data and index entries
 // ("index", name, pk) -> "" (all packed tuples). The mapper ("records", "{K[2]}", "{...}")
@@ -87,7 +88,7 @@ class MappedRangeTest : public ConformanceTest {
   }
 };
 
-// --- Results (§5.1, §5.3) --------------------------------------------------------------------
+// --- Results (docs/semantics.md, "Mapped range reads") -------------------------------------------
 
 TEST_P(MappedRangeTest, ReturnsEachIndexEntryWithItsSecondaryRows) {
   writeRecordsAndIndex();
@@ -170,7 +171,7 @@ TEST_P(MappedRangeTest, OtherLiteralElementsAreCopiedAsTheyAre) {
               {{Tuple{"records", 7, nullptr, 1, "f"}.pack(), "v"}});
 }
 
-// --- The primary range behaves as getRange (§5.1) --------------------------------------------
+// --- The primary range behaves as getRange (docs/semantics.md, "Mapped range reads") -------------
 
 TEST_P(MappedRangeTest, RowLimitAppliesToIndexEntries) {
   writeRecordsAndIndex();
@@ -251,7 +252,7 @@ TEST_P(MappedRangeTest, ReadsAtTheTransactionsReadVersion) {
   expectBob(result.rows[1]);  // the old row, not "robert"; no "dave" entry
 }
 
-// --- Errors (§5.1, §5.2) ---------------------------------------------------------------------
+// --- Errors (docs/semantics.md, "Mapped range reads") --------------------------------------------
 
 TEST_P(MappedRangeTest, SnapshotMappedReadIsUnsupported) {
   writeRecordsAndIndex();
@@ -289,7 +290,8 @@ TEST_P(MappedRangeTest, BadIndexInTheMapper) {
 }
 
 TEST_P(MappedRangeTest, IndexKeyThatIsNotATupleFails) {
-  // 0xfe is no type code; 0x30 (UUID) is one the server-side parser does not know (§5.1).
+  // 0xfe is no type code; 0x30 (UUID) is one the server-side parser does not know ("Mapped range
+  // reads").
   writeAll({{Tuple{"bad1"}.pack() + "\xfe", ""},
             {Tuple{"bad2", fdb::Uuid::parse("00112233445566778899aabbccddeeff")}.pack(), ""}});
   for (const char* prefix : {"bad1", "bad2"}) {
@@ -377,7 +379,7 @@ TEST_P(MappedRangeTest, ReadingOwnWritesIsUnsupported) {
   expectAlice(result.rows[0]);
 }
 
-// --- Read conflict ranges (§5.2) -------------------------------------------------------------
+// --- Read conflict ranges (docs/semantics.md, "Mapped range reads") ------------------------------
 
 class MappedRangeConflictsTest : public MappedRangeTest {
  protected:

@@ -1,4 +1,4 @@
-// Versions and the MVCC window (spec §2.2, §2.6, §11 facts 1, 8 and 9): commit versions strictly
+// Versions and the MVCC window (docs/semantics.md, "Versions", "Commits"): commit versions strictly
 // increase; a read version covers every acknowledged commit; a read at version v sees exactly
 // the commits <= v; setReadVersion's errors (2011, 2010) are deferred; reads below the 5,000,000
 // version window fail with 1007 and reads from the future with 1009.
@@ -34,15 +34,15 @@ class MvccTest : public ConformanceTest {
   }
 
   // A positive version older than the MVCC window (current - 6,000,000). Versions advance about
-  // 1,000,000 a second (spec §2.2), so on a database younger than that this waits for the
-  // versions to get there; it never asserts anything about time.
+  // 1,000,000 a second (docs/semantics.md, "Versions"), so on a database younger than that this
+  // waits for the versions to get there; it never asserts anything about time.
   int64_t versionOlderThanWindow() {
     int64_t current = currentReadVersion();
     for (int attempt = 0; current <= kWindow + 1'000'001 && attempt < 300; ++attempt) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       current = currentReadVersion();
     }
-    EXPECT_GT(current, kWindow + 1'000'001) << "read versions do not advance with time (§2.2)";
+    EXPECT_GT(current, kWindow + 1'000'001) << "read versions do not advance with time";
     return current - kWindow - 1'000'000;
   }
 };
@@ -208,8 +208,8 @@ TEST_P(MvccTest, ReadBelowTheWindowIsTooOld) {
 }
 
 TEST_P(MvccTest, BlindWriteWithReadVersionBelowTheWindowIsTooOld) {
-  // The client adds a self-conflict key to the read set (spec §2.6 step 4), so even a
-  // transaction without reads has a read conflict range and its commit is too old.
+  // The client adds a self-conflict key to the read set (docs/semantics.md, "Commits" step 4), so
+  // even a transaction without reads has a read conflict range and its commit is too old.
   int64_t old = versionOlderThanWindow();
   Transaction tr = db().createTransaction();
   tr.setReadVersion(old);

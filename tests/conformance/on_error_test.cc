@@ -1,6 +1,6 @@
-// onError and the retry loop (spec §2.12, §2.1, §6.1, §11 facts 13 and 14): onError retries
-// exactly the retryable codes — it completes and resets the transaction for another attempt —
-// and returns every other code, leaving the transaction cancelled (1025) until reset().
+// onError and the retry loop (docs/semantics.md: "onError", "Transactions", "Errors"): onError
+// retries exactly the retryable codes — it completes and resets the transaction for another attempt
+// — and returns every other code, leaving the transaction cancelled (1025) until reset().
 
 #include "conformance/backends.h"
 
@@ -14,12 +14,13 @@ using fdb::Error;
 using fdb::KeyRange;
 using fdb::Transaction;
 
-// Codes onError retries after a backoff (spec §2.12 step 3): the RETRYABLE predicate's codes
-// except 1039, plus 1079 blob_granule_request_failed.
+// Codes onError retries after a backoff (docs/semantics.md, "onError" step 3): the RETRYABLE
+// predicate's codes except 1039, plus 1079 blob_granule_request_failed.
 constexpr int kRetriedCodes[] = {1020, 1021, 1038, 1042, 1078, 1037,
                                  1051, 1213, 1079, 1223, 1007, 1009};
 
-// Codes onError returns (a sample of spec §2.12's "anything else" and §6.1's non-retryable).
+// Codes onError returns (a sample of docs/semantics.md's "anything else" in "onError" and of the
+// codes no predicate of "Errors" includes).
 constexpr int kNotRetriedCodes[] = {1000, 1004, 1025, 1031, 1036, 1101, 2000, 2004,
                                     2005, 2017, 2101, 2102, 2103, 2210, 4000};
 
@@ -51,7 +52,8 @@ TEST_P(OnErrorTest, RetryableCodesCompleteAndResetTheTransaction) {
 }
 
 TEST_P(OnErrorTest, ClusterVersionChangedCompletes) {
-  // 1039 is retried immediately (spec §2.12); whether it resets the transaction is not stated.
+  // 1039 is retried immediately (docs/semantics.md, "onError"); whether it resets the transaction
+  // is not stated.
   Transaction tr = db().createTransaction();
   EXPECT_NO_THROW(tr.onError(Error(1039)).get());
 }

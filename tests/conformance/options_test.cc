@@ -1,5 +1,6 @@
-// Transaction and database options (spec §7.1, §7.2, §2.1, §2.3, §2.4, §2.5, §2.11, §2.12,
-// §11 facts 11 and 15): parameter encoding and value ranges, the timeout, retry limit and size
+// Transaction and database options (docs/semantics.md: "Options", "Transactions",
+// "Snapshot reads", "Read-your-writes", "Conflict ranges", "Size limits", "onError"):
+// parameter encoding and value ranges, the timeout, retry limit and size
 // limit, read-your-writes and snapshot-RYW switches, suppressed write conflict ranges, which
 // options survive onError and reset(), and database options as transaction defaults.
 //
@@ -7,7 +8,8 @@
 // option error (a bad value: invalid_option_value 2006) is deferred to the next
 // future-returning call, so those checks wrap the setOption and a later call together.
 // Timeout checks never depend on scheduling: a timeout shorter than a sleep that already
-// happened fires at once, because the clock runs from creation / reset() (spec §2.1).
+// happened fires at once, because the clock runs from creation / reset() (docs/semantics.md,
+// "Transactions").
 
 #include "conformance/backends.h"
 
@@ -47,7 +49,7 @@ class OptionsTest : public ConformanceTest {
   }
 };
 
-// --- Parameter encoding and unknown codes (§7) ----------------------------------------------
+// --- Parameter encoding and unknown codes (docs/semantics.md, "Options") -------------------------
 
 TEST_P(OptionsTest, UnknownTransactionOptionFailsSynchronously) {
   Transaction tr = db().createTransaction();
@@ -101,7 +103,7 @@ TEST_P(OptionsTest, InvalidOptionValueIsDeferredAndSticksUntilReset) {
   EXPECT_NO_THROW(tr.commit().get());
 }
 
-// --- SIZE_LIMIT (503): Int in [32, 10,000,000] (§2.6 step 3, §2.11) --------------------------
+// --- SIZE_LIMIT (503): Int in [32, 10,000,000] (docs/semantics.md, "Commits", "Size limits") -----
 
 TEST_P(OptionsTest, SizeLimitOutsideItsRangeIsInvalid) {
   for (int64_t value : {int64_t{31}, int64_t{0}, int64_t{-1}, int64_t{10'000'001}}) {
@@ -140,7 +142,8 @@ TEST_P(OptionsTest, SizeLimitMakesALargerCommitFail) {
 }
 
 TEST_P(OptionsTest, SizeLimitIsNotPersistentAcrossOnError) {
-  // Only timeout, retry limit and max retry delay survive a retry (§2.12 step 4).
+  // Only timeout, retry limit and max retry delay survive a retry (docs/semantics.md, "onError"
+  // step 4).
   Transaction tr = db().createTransaction();
   tr.setOption(TransactionOption::kSizeLimit, int64_t{100});
   tr.onError(Error(1020)).get();
@@ -155,7 +158,7 @@ TEST_P(OptionsTest, SizeLimitIsClearedByReset) {
   EXPECT_NO_THROW(commitValueOf(tr, 2000));
 }
 
-// --- RETRY_LIMIT (501): Int in [-1, INT_MAX], persistent (§2.12 step 2) ----------------------
+// --- RETRY_LIMIT (501): Int in [-1, INT_MAX], persistent (docs/semantics.md, "onError" step 2) ---
 
 TEST_P(OptionsTest, RetryLimitZeroMakesTheFirstOnErrorReturnItsError) {
   Transaction tr = db().createTransaction();
@@ -204,7 +207,7 @@ TEST_P(OptionsTest, RetryLimitBelowMinusOneIsInvalid) {
                    tr.get("k").get());
 }
 
-// --- TIMEOUT (500): Int ms in [0, INT_MAX], persistent, clock from creation/reset (§2.1) ----
+// --- TIMEOUT (500): Int ms in [0, INT_MAX], persistent, from creation/reset ("Transactions") ---
 
 TEST_P(OptionsTest, TimeoutFiresRetroactivelyAndSticksUntilReset) {
   write("k", "v");
@@ -284,7 +287,7 @@ TEST_P(OptionsTest, MaxRetryDelayOutsideItsRangeIsInvalid) {
                    tr.get("k").get());
 }
 
-// --- READ_YOUR_WRITES_DISABLE (51) (§2.4) ----------------------------------------------------
+// --- READ_YOUR_WRITES_DISABLE (51) (docs/semantics.md, "Read-your-writes") -----------------------
 
 TEST_P(OptionsTest, ReadYourWritesDisableMakesReadsIgnoreOwnWrites) {
   writeAll({{"a", "old"}, {"c", "old"}});
@@ -318,7 +321,7 @@ TEST_P(OptionsTest, ReadYourWritesDisableAfterAWriteIsInvalid) {
   EXPECT_EQ(read("k"), std::nullopt);
 }
 
-// --- SNAPSHOT_RYW_ENABLE / DISABLE (600 / 601): a counter starting at 1 (§2.3) --------------
+// --- SNAPSHOT_RYW_ENABLE / DISABLE (600 / 601): a counter starting at 1 ("Snapshot reads") -------
 
 TEST_P(OptionsTest, SnapshotRywDisableHidesOwnWritesFromSnapshotReadsOnly) {
   write("k", "old");
@@ -369,7 +372,7 @@ TEST_P(OptionsTest, DatabaseSnapshotRywDisableSetsTheStartingCounter) {
   EXPECT_EQ(tr.snapshot().get("k").get(), "new");
 }
 
-// --- NEXT_WRITE_NO_WRITE_CONFLICT_RANGE (30) (§2.5) ------------------------------------------
+// --- NEXT_WRITE_NO_WRITE_CONFLICT_RANGE (30) (docs/semantics.md, "Conflict ranges") --------------
 
 TEST_P(OptionsTest, NextWriteNoWriteConflictRangeSuppressesTheNextWritesConflict) {
   write("k", "old");
@@ -416,7 +419,7 @@ TEST_P(OptionsTest, NextWriteNoWriteConflictRangeAppliesToAClear) {
   EXPECT_NO_THROW(reader.commit().get());
 }
 
-// --- Options with no observable effect on an embedded engine (§7.1) --------------------------
+// --- Options with no observable effect on an embedded engine (docs/semantics.md, "Options") ------
 
 TEST_P(OptionsTest, NoOpOptionsAreAccepted) {
   Transaction tr = db().createTransaction();
@@ -528,7 +531,7 @@ TEST_P(OptionsTest, TagsAreLimitedInLengthAndNumber) {
   }
 }
 
-// --- Database options (§7.2) -----------------------------------------------------------------
+// --- Database options (docs/semantics.md, "Options") ---------------------------------------------
 
 TEST_P(OptionsTest, DatabaseOptionsOfThePythonUnitTestAreAccepted) {
   // bindings/python/tests/unit_tests.py test_db_options, in its order.

@@ -1,5 +1,5 @@
-// Range reads (spec §3.2, §11 fact 5): row and byte limits (key + value + 8 bytes a row, the
-// crossing row included, at least one row), `more` (true whenever a limit stopped the read,
+// Range reads (docs/semantics.md, "Range reads"): row and byte limits (key + value + 8 bytes a row,
+// the crossing row included, at least one row), `more` (true whenever a limit stopped the read,
 // even at the exact end; never with zero rows), reverse reads, streaming modes that change only
 // the batching, the parameter errors (2210, 2000, 2012, 2004) and inverted ranges (empty).
 
@@ -61,8 +61,8 @@ class RangesTest : public ConformanceTest {
   std::vector<KeyValue> tenRows_;
 };
 
-// Reads [begin, end) to the end (or `limit` rows) the way the bindings iterate (spec §3.2.5),
-// failing the test if a batch has no rows but says `more`.
+// Reads [begin, end) to the end (or `limit` rows) the way the bindings iterate (docs/semantics.md,
+// "Range reads" step 5), failing the test if a batch has no rows but says `more`.
 std::vector<KeyValue> iterate(Transaction& tr, KeySelector begin, KeySelector end,
                               StreamingMode mode, bool reverse, int limit = 0) {
   std::vector<KeyValue> all;

@@ -1,7 +1,7 @@
-// Read-your-writes (spec §2.3, §2.4, §11 fact 3): reads see the transaction's own sets, clears
-// and atomic ops, applied in issue order on top of the snapshot at the read version — point
-// reads, range reads in both directions and key selectors alike; snapshot reads too (the
-// snapshot-RYW counter starts at 1). Other transactions see nothing before commit.
+// Read-your-writes (docs/semantics.md, "Snapshot reads", "Read-your-writes"): reads see the
+// transaction's own sets, clears and atomic ops, applied in issue order on top of the snapshot at
+// the read version — point reads, range reads in both directions and key selectors alike; snapshot
+// reads too (the snapshot-RYW counter starts at 1). Other transactions see nothing before commit.
 
 #include "conformance/backends.h"
 

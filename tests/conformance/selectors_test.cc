@@ -1,6 +1,6 @@
-// Key selector resolution (spec §3.1, §2.10, §11 fact 4): a selector (k, orEqual, offset)
-// resolves over the sorted visible keys S to S[i - 1 + offset], where i = #keys < k (k+\x00
-// when orEqual); below index 0 it gives "", past the end it gives "\xff". getKey with a
+// Key selector resolution (docs/semantics.md, "Key selectors", "Key space"): a selector (k,
+// orEqual, offset) resolves over the sorted visible keys S to S[i - 1 + offset], where i = #keys <
+// k (k+\x00 when orEqual); below index 0 it gives "", past the end it gives "\xff". getKey with a
 // selector key > "\xff" fails with key_outside_legal_range (2004).
 
 #include "conformance/backends.h"

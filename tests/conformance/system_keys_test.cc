@@ -1,8 +1,9 @@
-// System and special keys (spec §2.10, §2.7, §7.1, §11 facts 4 and 12): READ_SYSTEM_KEYS (302)
-// makes ["\xff", "\xff\xff") readable, ACCESS_SYSTEM_KEYS (301) also writable; the end of the
-// key space — the clamp of selectors — moves from "\xff" to "\xff\xff" with them;
-// "\xff/metadataVersion" is readable by everyone and writable only by a versionstamped bump.
-// (The cases without options are in deferred_errors_test, selectors_test and ranges_test.)
+// System and special keys (docs/semantics.md: "Key space", "Versionstamps", "Options", "Key
+// selectors"): READ_SYSTEM_KEYS (302) makes ["\xff", "\xff\xff") readable, ACCESS_SYSTEM_KEYS (301)
+// also writable; the end of the key space — the clamp of selectors — moves from "\xff" to
+// "\xff\xff" with them; "\xff/metadataVersion" is readable by everyone and writable only by a
+// versionstamped bump. (The cases without options are in deferred_errors_test, selectors_test and
+// ranges_test.)
 //
 // System keys written here live under "\xff\x02/rl_conformance/" (\xff\x02 is the system range
 // layers use, so a real cluster ignores them); durable backends keep them between tests, so
@@ -100,7 +101,7 @@ TEST_P(SystemKeysTest, WithoutTheOptionSystemKeysAreInvisibleAndOutOfRange) {
   EXPECT_EQ(plain.getRange(KeyRange{"a", "\xff"}).get().rows, (std::vector<KeyValue>{{"z", "1"}}));
 }
 
-// --- The end of the key space moves with system-key access (§2.10, §3.1) -------------------
+// --- The end of the key space moves with system-key access ("Key space", "Key selectors") --------
 
 TEST_P(SystemKeysTest, SelectorsPastTheEndResolveToTheMaxReadKey) {
   write("z", "1");
@@ -169,7 +170,7 @@ TEST_P(SystemKeysTest, AccessSystemKeysAllowsWritesThatCommitAndReadBack) {
 }
 
 TEST_P(SystemKeysTest, SystemKeysMayBeLongerThanNormalKeys) {
-  // The key limit is 30,000 bytes for keys starting with \xff (§2.11).
+  // The key limit is 30,000 bytes for keys starting with \xff (docs/semantics.md, "Size limits").
   writeSystem({});
   Bytes longKey = kPrefix + Bytes(20'000, 'k');
   {
@@ -196,7 +197,7 @@ TEST_P(SystemKeysTest, SpecialKeySpaceIsNotPartOfTheSystemKeySpace) {
   EXPECT_FDB_ERROR(2004, tr.getRange(KeyRange{"a", keyAfter("\xff\xff")}).get());
 }
 
-// --- Special keys (§2.10) --------------------------------------------------------------------
+// --- Special keys (docs/semantics.md, "Key space") -----------------------------------------------
 
 TEST_P(SystemKeysTest, SpecialKeyWritesNeedEnableWrites) {
   // The bindingtester clears the tenant map this way before every run; it must commit.
@@ -214,7 +215,7 @@ TEST_P(SystemKeysTest, SpecialKeyWritesNeedEnableWrites) {
   }
 }
 
-// --- \xff/metadataVersion (§2.7) -------------------------------------------------------------
+// --- \xff/metadataVersion (docs/semantics.md, "Versionstamps") -----------------------------------
 
 TEST_P(SystemKeysTest, MetadataVersionBumpStoresTheVersionstamp) {
   Bytes stamps[2];

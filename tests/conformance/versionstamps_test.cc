@@ -1,9 +1,9 @@
-// getVersionstamp and unreadable versionstamped data (spec §2.7, §2.6 steps 2 and 7, §2.4,
-// §11 facts 7 and 16): the 10-byte versionstamp of a commit is its commit version big-endian
-// followed by a 2-byte batch order; its future becomes ready only after a successful commit and
-// otherwise fails with 2021 (read-only), 2020 (failed commit), 1025 (reset / cancelled /
-// destroyed first) or 2017 (asked for after commit). The bytes that versionstamped operations
-// write are cannot be read back within their transaction (1036).
+// getVersionstamp and unreadable versionstamped data (docs/semantics.md: "Versionstamps",
+// "Commits" steps 2 and 7, "Read-your-writes"): the 10-byte versionstamp of a commit is its commit
+// version big-endian followed by a 2-byte batch order; its future becomes ready only after a
+// successful commit and otherwise fails with 2021 (read-only), 2020 (failed commit), 1025 (reset /
+// cancelled / destroyed first) or 2017 (asked for after commit). The bytes that versionstamped
+// operations write are cannot be read back within their transaction (1036).
 // (atomic_ops_test.cc covers the byte layout of SET_VERSIONSTAMPED_KEY/VALUE themselves.)
 
 #include "conformance/backends.h"
@@ -78,7 +78,7 @@ TEST_P(VersionstampsTest, VersionstampEqualsTheBytesVersionstampedOperationsWrot
 
 TEST_P(VersionstampsTest, WriteConflictRangeOnlyCommitHasAVersionstamp) {
   Transaction tr = db().createTransaction();
-  tr.addWriteConflictKey("w");  // not read-only (§2.6 step 2)
+  tr.addWriteConflictKey("w");  // not read-only ("Commits" step 2)
   Future<Bytes> stamp = tr.getVersionstamp();
   tr.commit().get();
   Bytes value = stamp.get();
@@ -171,7 +171,7 @@ TEST_P(VersionstampsTest, AskingWhileTheCommitIsOutstandingIsUsedDuringCommit) {
   tr.set("k", "v");
   Future<void> commit = tr.commit();
   EXPECT_FDB_ERROR(2017, tr.getVersionstamp().get());
-  // The commit itself either completed first or fails with 2017 (§2.1).
+  // The commit itself either completed first or fails with 2017 ("Transactions").
   try {
     commit.get();
   } catch (const Error& e) {
@@ -179,7 +179,7 @@ TEST_P(VersionstampsTest, AskingWhileTheCommitIsOutstandingIsUsedDuringCommit) {
   }
 }
 
-// --- Unreadable versionstamped data (§2.4) ---------------------------------------------------
+// --- Unreadable versionstamped data (docs/semantics.md, "Read-your-writes") ----------------------
 
 TEST_P(VersionstampsTest, VersionstampedValueKeyIsUnreadableInRangesAndSnapshots) {
   write("a", "1");

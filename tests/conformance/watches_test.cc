@@ -1,8 +1,8 @@
-// Watches (spec §2.9, §2.5, §2.1, §11 fact 17): a watch compares the key's value against what
-// its transaction saw when it created the watch (own earlier writes included), is armed when
-// that transaction commits, fires (ready, no error) only on an actual change, and otherwise
-// fails with the commit's error, 1025 (reset / destroyed first), 1034 (RYW disabled), 2004,
-// 2102, 1101 (cancelled) or 1032 (too many watches).
+// Watches (docs/semantics.md: "Watches", "Conflict ranges", "Transactions"): a watch compares the
+// key's value against what its transaction saw when it created the watch (own earlier writes
+// included), is armed when that transaction commits, fires (ready, no error) only on an actual
+// change, and otherwise fails with the commit's error, 1025 (reset / destroyed first), 1034 (RYW
+// disabled), 2004, 2102, 1101 (cancelled) or 1032 (too many watches).
 //
 // Firing is asynchronous on a real cluster, so "it fires" waits for readiness with a generous
 // cap (failing if the cap is reached) instead of blocking forever; "it does not fire" checks
@@ -212,7 +212,7 @@ TEST_P(WatchesTest, WatchOnAPoisonedTransactionFailsWithItsError) {
   {
     Transaction tr = db().createTransaction();
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    tr.setOption(TransactionOption::kTimeout, int64_t{1});  // fires at once (spec §2.1)
+    tr.setOption(TransactionOption::kTimeout, int64_t{1});  // fires at once ("Transactions")
     EXPECT_FDB_ERROR(1031, getWithin(tr.watch("k")));
   }
 }

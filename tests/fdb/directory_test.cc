@@ -16,7 +16,7 @@
 namespace fdb {
 namespace {
 
-// ---- Hand-derived layout (spec §10) --------------------------------------------------------
+// ---- Hand-derived layout (docs/directory.md) ----------------------------------------------------
 // Hex of the keys the Python/Java/Go bindings write for the default directory layer
 // (node subspace "\xfe", content subspace empty).
 //   root node       = "\xfe" + pack((b"\xfe",))       = fe 01 fe 00

@@ -1,4 +1,4 @@
-// The future contract (spec §1.5, fact 18) across threads: a callback runs exactly once —
+// The future contract (docs/capi.md, "Futures") across threads: a callback runs exactly once —
 // at once if the future is ready, otherwise on the completing thread; a future may be waited
 // on from another thread; cancel() makes a pending future operation_cancelled (1101) and
 // leaves a ready one alone; only the first completion counts.

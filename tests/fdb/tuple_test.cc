@@ -1,5 +1,5 @@
-// Byte-exact vectors of the tuple encoding (FoundationDB design/tuple.md and the spec's
-// examples), and the tuple API's behaviour and errors.
+// Byte-exact vectors of the tuple encoding (docs/tuple.md, from FoundationDB's tuple layer
+// and its bindings' examples), and the tuple API's behaviour and errors.
 #include "fdb/tuple.h"
 
 #include <cmath>
