@@ -1,6 +1,6 @@
 // <foundationdb/fdb_c.h> as a C++ compiler sees it: the layouts and codes of
-// header_expectations.h (taken from the spec), checked at compile time (static_assert, which
-// also checks that each code belongs to its enum type) and again at run time, plus the
+// header_expectations.h (FoundationDB 7.3's values), checked at compile time (static_assert,
+// which also checks that each code belongs to its enum type) and again at run time, plus the
 // key-selector macros. The C view of the same table is header_layout_test.c.
 #define FDB_API_VERSION 730
 #include <foundationdb/fdb_c.h>
