@@ -64,7 +64,7 @@ IndexBuildReport OnlineIndexer::run(const std::function<void(const IndexBuildRep
 bool OnlineIndexer::step(RecordContext& context, IndexBuildReport& report) {
   const Impl& c = *impl_;
   RecordStore store = RecordStore::openExisting(context, c.location, c.metaData);
-  RecordStore::State& state = *store.state_;
+  RecordStore::State& state = RecordStoreAccess::state(store);
   StoreIndex& storeIndex = state.storeIndex(c.indexName);
   const Index& index = *storeIndex.index;
   fdb::Transaction& tr = context.transaction();

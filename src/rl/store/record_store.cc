@@ -7,6 +7,7 @@
 
 #include "fdb/error.h"
 #include "rl/index/index_fetch.h"
+#include "rl/index/index_scan_facts.h"
 #include "rl/key_value_cursor.h"
 #include "rl/metadata_exception.h"
 #include "rl/store/keyspace.h"
@@ -420,6 +421,14 @@ void RecordStore::deleteRecordsWhere(const fdb::Tuple& prefix) {
 
 // --- Scans ---
 
+void store::checkScannable(const StoreIndex& storeIndex) {
+  if (!isScannable(storeIndex.state)) {
+    throw ScanNonReadableIndexException(fmt::format("Cannot scan non-readable index {} ({})",
+                                                    storeIndex.index->name(),
+                                                    indexStateName(storeIndex.state)));
+  }
+}
+
 CursorPtr<LoadedRecord> RecordStore::scanRecords(const TupleRange& range,
                                                  const std::optional<fdb::Bytes>& continuation,
                                                  const ScanProperties& properties) {
@@ -430,10 +439,7 @@ CursorPtr<IndexEntry> RecordStore::scanIndex(std::string_view indexName, const T
                                              const std::optional<fdb::Bytes>& continuation,
                                              const ScanProperties& properties) {
   const StoreIndex& storeIndex = state_->storeIndex(indexName);
-  if (!isScannable(storeIndex.state)) {
-    throw ScanNonReadableIndexException(fmt::format("Cannot scan non-readable index {} ({})",
-                                                    indexName, indexStateName(storeIndex.state)));
-  }
+  store::checkScannable(storeIndex);
   if (storeIndex.index->type() != Index::kValue) {
     throw RecordCoreArgumentException(
         fmt::format("index {} has type {}; only value indexes can be scanned here", indexName,
@@ -458,7 +464,9 @@ CursorPtr<FetchedRecord> RecordStore::scanIndexRecords(
     std::string_view indexName, const TupleRange& range,
     const std::optional<fdb::Bytes>& continuation, const ScanProperties& properties,
     IndexFetchMethod method, IndexOrphanBehavior orphanBehavior, size_t pipelineSize) {
-  IndexScanFacts facts = indexScanFacts(indexName);
+  const StoreIndex& storeIndex = state_->storeIndex(indexName);
+  store::checkScannable(storeIndex);
+  IndexScanFacts facts = rl::indexScanFacts(*state_, storeIndex);
   if (facts.index->type() != Index::kValue) {
     throw RecordCoreArgumentException(fmt::format(
         "index {} has type {}; only value indexes fetch records", indexName, facts.index->type()));
@@ -499,38 +507,6 @@ CursorPtr<FetchedRecord> RecordStore::scanIndexRecords(
                }
                return fetched;
              });
-}
-
-IndexScanFacts RecordStore::indexScanFacts(std::string_view indexName) const {
-  const StoreIndex& storeIndex = state_->storeIndex(indexName);
-  if (!isScannable(storeIndex.state)) {
-    throw ScanNonReadableIndexException(fmt::format("Cannot scan non-readable index {} ({})",
-                                                    indexName, indexStateName(storeIndex.state)));
-  }
-  const Index& index = *storeIndex.index;
-  IndexScanFacts facts;
-  facts.index = &index;
-  facts.storePrefix = state_->subspace().key();
-  facts.recordsSubspace = state_->recordsSubspace;
-  facts.indexSubspace = fdb::Subspace::fromBytes(storeIndex.subspacePrefix);
-  if (state_->oldVersionFormat()) facts.legacyVersionSubspace = state_->legacyVersionSubspace();
-  facts.columnSize = index.columnSize();
-  facts.commonPrimaryKeyLength =
-      RecordMetaData::commonPrimaryKeyLength(state_->metaData.recordTypesForIndex(index));
-  // Where each primary-key column sits in an entry (Java's Index.getEntryPrimaryKeyPositions).
-  if (facts.commonPrimaryKeyLength > 0) {
-    const std::optional<std::vector<int>>& positions = index.primaryKeyComponentPositions();
-    int next = facts.columnSize;
-    for (int i = 0; i < facts.commonPrimaryKeyLength; ++i) {
-      const int position =
-          positions && static_cast<size_t>(i) < positions->size() ? (*positions)[i] : -1;
-      facts.entryPrimaryKeyPositions.push_back(position >= 0 ? position : next++);
-    }
-  }
-  facts.splitLongRecords = state_->metaData.splitLongRecords();
-  facts.omitUnsplitRecordSuffix = state_->omitUnsplitRecordSuffix;
-  facts.oldVersionFormat = state_->oldVersionFormat();
-  return facts;
 }
 
 std::vector<fdb::Tuple> RecordStore::uniquenessViolations(std::string_view indexName) {

@@ -122,7 +122,16 @@ struct RecordStore::State : std::enable_shared_from_this<RecordStore::State> {
   }
 };
 
+// How the library's own code reaches the state of a RecordStore it is handed.
+struct RecordStoreAccess {
+  static RecordStore::State& state(const RecordStore& store) { return *store.state_; }
+};
+
 namespace store {
+
+// Throws ScanNonReadableIndexException unless the index is READABLE or
+// READABLE_UNIQUE_PENDING.
+void checkScannable(const StoreIndex& storeIndex);
 
 // Writes (or, for READABLE, clears) the index's state key, with a read conflict on it.
 void writeIndexState(RecordStore::State& state, StoreIndex& storeIndex, IndexState newState);
