@@ -10,11 +10,11 @@
 #include "rl/cursor.h"
 #include "rl/execute_properties.h"
 #include "rl/index.h"
+#include "rl/index/value_index.h"
 #include "rl/record_core_exception.h"
 #include "rl/record_store_exception.h"
 #include "rl/store/keyspace.h"
 #include "rl/store/record_store_state.h"
-#include "rl/store/value_index.h"
 #include "rl/tuple_range.h"
 
 namespace rl {

@@ -8,12 +8,12 @@
 #include "fdb/error.h"
 #include "rl/index/index_fetch.h"
 #include "rl/index/index_scan_facts.h"
+#include "rl/index/value_index.h"
 #include "rl/key_value_cursor.h"
 #include "rl/metadata_exception.h"
 #include "rl/store/keyspace.h"
 #include "rl/store/record_codec.h"
 #include "rl/store/record_store_state.h"
-#include "rl/store/value_index.h"
 
 namespace rl {
 namespace {

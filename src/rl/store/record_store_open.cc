@@ -6,11 +6,11 @@
 #include <chrono>
 
 #include "fdb/error.h"
+#include "rl/index/value_index.h"
 #include "rl/metadata_exception.h"
 #include "rl/record_store.h"
 #include "rl/store/keyspace.h"
 #include "rl/store/record_store_state.h"
-#include "rl/store/value_index.h"
 
 namespace rl {
 using namespace store;  // NOLINT: this file implements parts of it

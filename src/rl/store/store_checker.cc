@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "fdb/error.h"
+#include "rl/index/value_index.h"
 #include "rl/metadata_exception.h"
 #include "rl/record/record_serializer.h"
 #include "rl/record/split_helper.h"
@@ -23,7 +24,6 @@
 #include "rl/record_version.h"
 #include "rl/store/keyspace.h"
 #include "rl/store/record_codec.h"
-#include "rl/store/value_index.h"
 
 namespace rl {
 namespace {

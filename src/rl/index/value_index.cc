@@ -1,4 +1,4 @@
-#include "rl/store/value_index.h"
+#include "rl/index/value_index.h"
 
 #include <fmt/format.h>
 #include <algorithm>
