@@ -3,19 +3,15 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "rl/index/index_scan_facts.h"
+#include "rl/key_value_cursor.h"
+#include "rl/metadata_exception.h"
 #include "rl/record_store_exception.h"
 #include "rl/store/keyspace.h"
+#include "rl/store/record_store_state.h"
 
-namespace rl::store {
+namespace rl {
 namespace {
-
-fdb::Bytes entryKeyBytes(const StoreIndex& index, const fdb::Tuple& key,
-                         const fdb::Tuple& trimmedPrimaryKey) {
-  fdb::Bytes bytes = index.subspacePrefix;
-  key.packInto(bytes);
-  trimmedPrimaryKey.packInto(bytes);
-  return bytes;
-}
 
 fdb::KeyRange prefixRange(const fdb::Bytes& prefix) {
   return fdb::KeyRange{prefix + '\x00', prefix + '\xff'};
@@ -24,7 +20,7 @@ fdb::KeyRange prefixRange(const fdb::Bytes& prefix) {
 void addUniquenessViolation(RecordStore::State& state, const Index& index,
                             const fdb::Tuple& valueKey, const fdb::Tuple& primaryKey,
                             const fdb::Tuple& existingKey) {
-  fdb::Bytes key = uniquenessViolationsPrefix(state, index);
+  fdb::Bytes key = store::uniquenessViolationsPrefix(state, index);
   valueKey.packInto(key);
   primaryKey.packInto(key);
   const fdb::Bytes value = existingKey.pack();
@@ -34,7 +30,7 @@ void addUniquenessViolation(RecordStore::State& state, const Index& index,
 
 void removeUniquenessViolations(RecordStore::State& state, const Index& index,
                                 const fdb::Tuple& valueKey, const fdb::Tuple& primaryKey) {
-  fdb::Bytes valuePrefix = uniquenessViolationsPrefix(state, index);
+  fdb::Bytes valuePrefix = store::uniquenessViolationsPrefix(state, index);
   valueKey.packInto(valuePrefix);
   fdb::Transaction& tr = state.context->transaction();
   fdb::Bytes key = valuePrefix;
@@ -82,130 +78,212 @@ void checkUniqueness(RecordStore::State& state, const StoreIndex& storeIndex,
   }
 }
 
-void removeCommonEntries(std::vector<ValueIndexEntry>& before,
-                         std::vector<ValueIndexEntry>& after) {
+void removeCommonEntries(std::vector<EvaluatedIndexEntry>& before,
+                         std::vector<EvaluatedIndexEntry>& after) {
   if (before.empty() || after.empty()) return;
-  std::vector<ValueIndexEntry> common;
-  for (const ValueIndexEntry& entry : before) {
+  std::vector<EvaluatedIndexEntry> common;
+  for (const EvaluatedIndexEntry& entry : before) {
     if (std::find(after.begin(), after.end(), entry) != after.end()) common.push_back(entry);
   }
-  auto isCommon = [&](const ValueIndexEntry& entry) {
+  auto isCommon = [&](const EvaluatedIndexEntry& entry) {
     return std::find(common.begin(), common.end(), entry) != common.end();
   };
   std::erase_if(before, isCommon);
   std::erase_if(after, isCommon);
 }
 
+class ValueIndexMaintainer : public IndexMaintainer {
+ public:
+  using IndexMaintainer::IndexMaintainer;
+
+  std::vector<EvaluatedIndexEntry> evaluateIndex(const IndexedRecord& record) const override {
+    if (record.record == nullptr) return {};
+    return evaluateValueIndex(index(), *record.type, *record.record, record.version);
+  }
+
+  void update(const fdb::Tuple& primaryKey, const IndexedRecord& before,
+              const IndexedRecord& after) override {
+    RecordStore::State& state = store_;
+    const Index& index = this->index();
+    std::vector<EvaluatedIndexEntry> oldEntries = evaluateIndex(before);
+    std::vector<EvaluatedIndexEntry> newEntries = evaluateIndex(after);
+    removeCommonEntries(oldEntries, newEntries);
+    if (oldEntries.empty() && newEntries.empty()) return;
+
+    fdb::Transaction& tr = state.context->transaction();
+    const fdb::Tuple trimmed = index.trimPrimaryKey(primaryKey);
+    const bool unique = index.isUnique();
+    const bool writeOnly = storeIndex_.state == IndexState::kWriteOnly ||
+                           storeIndex_.state == IndexState::kWriteOnlyWithQueue;
+    // Clear first, so that a unique check below does not see this record's old entries.
+    for (const EvaluatedIndexEntry& entry : oldEntries) {
+      tr.clear(valueIndexEntryKey(storeIndex_.subspacePrefix, entry.key, trimmed));
+      state.counters.indexEntriesCleared += 1;
+      if (unique && writeOnly) removeUniquenessViolations(state, index, entry.key, primaryKey);
+    }
+    for (const EvaluatedIndexEntry& entry : newEntries) {
+      const fdb::Bytes key = valueIndexEntryKey(storeIndex_.subspacePrefix, entry.key, trimmed);
+      const fdb::Bytes value = valueIndexEntryValue(entry);
+      if (key.size() > state.options.indexKeySizeLimit) {
+        throw IndexEntryTooLargeException(fmt::format(
+            "index entry is too large to be stored in FDB key: {} bytes for index {} (limit {})",
+            key.size(), index.name(), state.options.indexKeySizeLimit));
+      }
+      if (value.size() > state.options.indexValueSizeLimit) {
+        throw IndexEntryTooLargeException(fmt::format(
+            "index entry is too large to be stored in FDB value: {} bytes for index {} (limit "
+            "{})",
+            value.size(), index.name(), state.options.indexValueSizeLimit));
+      }
+      if (unique && !entry.containsNonUniqueNull) {
+        checkUniqueness(state, storeIndex_, entry.key, primaryKey);
+      }
+      tr.set(key, value);
+      state.countWrite(key, value);
+      state.counters.indexEntriesWritten += 1;
+    }
+  }
+
+  CursorPtr<IndexEntry> scan(IndexScanType type, const TupleRange& range,
+                             const std::optional<fdb::Bytes>& continuation,
+                             const ScanProperties& properties) override {
+    if (type != IndexScanType::kByValue) {
+      throw RecordCoreArgumentException(fmt::format("index {} of type {} cannot be scanned {}",
+                                                    index().name(), index().type(),
+                                                    indexScanTypeName(type)));
+    }
+    const fdb::Subspace subspace = fdb::Subspace::fromBytes(storeIndex_.subspacePrefix);
+    auto inner = std::make_unique<KeyValueCursor>(*store_.context, subspace, range, properties,
+                                                  continuation);
+    return map(CursorPtr<fdb::KeyValueRef>(std::move(inner)),
+               [state = store_.shared_from_this(), index = storeIndex_.index,
+                prefixSize = storeIndex_.subspacePrefix.size()](fdb::KeyValueRef&& row) {
+                 state->countRead(row.key, row.value);
+                 IndexEntry entry;
+                 entry.key = fdb::Tuple::unpack(row.key.substr(prefixSize));
+                 if (!row.value.empty()) entry.value = fdb::Tuple::unpack(row.value);
+                 entry.primaryKey = index->entryPrimaryKey(entry.key);
+                 return entry;
+               });
+  }
+
+  CursorPtr<IndexedRawRecord> scanRecords(const TupleRange& range,
+                                          const std::optional<fdb::Bytes>& continuation,
+                                          const ScanProperties& properties, IndexFetchMethod method,
+                                          IndexOrphanBehavior orphanBehavior,
+                                          size_t pipelineSize) override {
+    RecordStore::State& state = store_;
+    IndexScanFacts facts = indexScanFacts(state, storeIndex_);
+    if (facts.oldVersionFormat && state.metaData.storeRecordVersions()) {
+      throw RecordCoreException(fmt::format(
+          "index {}: fetching records of a store that keeps versions in the old format (8, pk) "
+          "is not supported; scan the index and load each record instead",
+          index().name()));
+    }
+    IndexScanSpec spec;
+    spec.storePrefix = std::move(facts.storePrefix);
+    spec.recordsSubspace = std::move(facts.recordsSubspace);
+    spec.indexSubspace = std::move(facts.indexSubspace);
+    spec.entryPrimaryKeyPositions =
+        std::make_shared<const std::vector<int>>(std::move(facts.entryPrimaryKeyPositions));
+    spec.splitLongRecords = facts.splitLongRecords;
+    spec.omitUnsplitSuffix = facts.omitUnsplitRecordSuffix;
+    spec.log = state.options.logger;
+    return rl::scanIndexRecords(*state.context, spec, range, continuation, properties, method,
+                                orphanBehavior, pipelineSize);
+  }
+
+  // Entries can be cleared by range when the index's first columns are the primary key's
+  // first columns, for every record type it covers.
+  std::optional<std::string> cannotDeleteWhere(const fdb::Tuple& prefix) const override {
+    const Index& index = this->index();
+    const std::vector<KeyExpression> indexColumns =
+        index.rootExpression().normalizeKeyForPositions();
+    bool matches = indexColumns.size() >= prefix.size();
+    for (const RecordType* type : store_.metaData.recordTypesForIndex(index)) {
+      const std::vector<KeyExpression> keyColumns = type->primaryKey().normalizeKeyForPositions();
+      if (keyColumns.size() < prefix.size()) matches = false;
+      for (size_t i = 0; matches && i < prefix.size(); ++i) {
+        matches = indexColumns[i].matchesColumn(keyColumns[i]);
+      }
+    }
+    if (matches) return std::nullopt;
+    return fmt::format(
+        "({}) does not start with the primary key's first {} column(s), so its entries cannot "
+        "be deleted by range",
+        index.rootExpression().toString(), prefix.size());
+  }
+
+  void deleteWhere(const fdb::Tuple& prefix) override {
+    RecordStore::State& state = store_;
+    const fdb::Bytes indexPrefix = storeIndex_.subspacePrefix + prefix.pack();
+    state.context->clearRange(indexPrefix + '\x00', indexPrefix + '\xff');
+    const fdb::Bytes violations = store::uniquenessViolationsPrefix(state, index()) + prefix.pack();
+    state.context->clearRange(violations + '\x00', violations + '\xff');
+  }
+};
+
+class ValueIndexMaintainerFactory : public IndexMaintainerFactory {
+ public:
+  std::string_view type() const override { return Index::kValue; }
+
+  // A record's version is complete only at commit, so an entry holding it could not be
+  // written as a plain key (that takes a VERSION index).
+  void validate(const Index& index, const RecordMetaData&) const override {
+    if (index.rootExpression().versionColumns() > 0) {
+      throw MetaDataException(fmt::format(
+          "index {} of type value holds a record version ({}); a value index cannot maintain "
+          "versions: use a version index",
+          index.name(), index.rootExpression().toString()));
+    }
+  }
+
+  std::unique_ptr<IndexMaintainer> create(RecordStore::State& store,
+                                          const StoreIndex& index) const override {
+    return std::make_unique<ValueIndexMaintainer>(store, index);
+  }
+};
+
 }  // namespace
 
-fdb::Bytes uniquenessViolationsPrefix(const RecordStore::State& state, const Index& index) {
-  return state.subspace().pack(
-      fdb::Tuple{keyspace::kIndexUniquenessViolations, index.subspaceKey()});
+std::shared_ptr<const IndexMaintainerFactory> valueIndexMaintainerFactory() {
+  return std::make_shared<ValueIndexMaintainerFactory>();
 }
 
-std::vector<ValueIndexEntry> evaluateIndex(const Index& index, const RecordType& type,
-                                           const google::protobuf::Message& record,
-                                           const std::optional<RecordVersion>& version) {
+fdb::Bytes valueIndexEntryKey(std::string_view indexPrefix, const fdb::Tuple& key,
+                              const fdb::Tuple& trimmedPrimaryKey) {
+  fdb::Bytes bytes(indexPrefix);
+  key.packInto(bytes);
+  trimmedPrimaryKey.packInto(bytes);
+  return bytes;
+}
+
+fdb::Bytes valueIndexEntryValue(const EvaluatedIndexEntry& entry) {
+  return entry.value.empty() ? fdb::Bytes() : entry.value.pack();
+}
+
+std::vector<EvaluatedIndexEntry> evaluateValueIndex(const Index& index, const RecordType& type,
+                                                    const google::protobuf::Message& record,
+                                                    const std::optional<RecordVersion>& version) {
   std::vector<EvaluatedKey> keys;
   std::optional<fdb::Versionstamp> versionstamp;
   if (version) versionstamp = version->toVersionstamp();
   const KeyExpression& root = index.rootExpression();
   root.evaluateInto(record, type.evaluationContext(versionstamp), keys);
-  std::vector<ValueIndexEntry> entries;
+  std::vector<EvaluatedIndexEntry> entries;
   entries.reserve(keys.size());
   for (EvaluatedKey& key : keys) {
     const size_t columns = key.columns.size();
     if (root.kind() == KeyExpression::Kind::kKeyWithValue) {
       const size_t split = std::min(static_cast<size_t>(root.splitPoint()), columns);
-      entries.push_back(ValueIndexEntry{key.subTuple(0, split), key.subTuple(split, columns),
-                                        key.containsNonUniqueNull});
+      entries.push_back(EvaluatedIndexEntry{key.subTuple(0, split), key.subTuple(split, columns),
+                                            key.containsNonUniqueNull});
     } else {
       entries.push_back(
-          ValueIndexEntry{std::move(key.columns), fdb::Tuple{}, key.containsNonUniqueNull});
+          EvaluatedIndexEntry{std::move(key.columns), fdb::Tuple{}, key.containsNonUniqueNull});
     }
   }
   return entries;
 }
 
-bool indexCovers(const RecordStore::State& state, size_t indexPosition, const RecordType& type) {
-  const std::vector<size_t>& positions = state.indexesFor(type);
-  return std::find(positions.begin(), positions.end(), indexPosition) != positions.end();
-}
-
-void updateIndex(RecordStore::State& state, const StoreIndex& storeIndex,
-                 const fdb::Tuple& primaryKey, const IndexedRecord& before,
-                 const IndexedRecord& after) {
-  const Index& index = *storeIndex.index;
-  if (index.type() != Index::kValue) {
-    throw RecordCoreException(fmt::format(
-        "index {} has type {}, which this record store does not maintain (only value indexes)",
-        index.name(), index.type()));
-  }
-  const size_t position = static_cast<size_t>(&storeIndex - state.indexes.data());
-  std::vector<ValueIndexEntry> oldEntries;
-  std::vector<ValueIndexEntry> newEntries;
-  if (before.record != nullptr && indexCovers(state, position, *before.type)) {
-    oldEntries = evaluateIndex(index, *before.type, *before.record, before.version);
-  }
-  if (after.record != nullptr && indexCovers(state, position, *after.type)) {
-    newEntries = evaluateIndex(index, *after.type, *after.record, after.version);
-  }
-  removeCommonEntries(oldEntries, newEntries);
-  if (oldEntries.empty() && newEntries.empty()) return;
-
-  fdb::Transaction& tr = state.context->transaction();
-  const fdb::Tuple trimmed = index.trimPrimaryKey(primaryKey);
-  const bool unique = index.isUnique();
-  const bool writeOnly = storeIndex.state == IndexState::kWriteOnly ||
-                         storeIndex.state == IndexState::kWriteOnlyWithQueue;
-  // Clear first, so that a unique check below does not see this record's old entries.
-  for (const ValueIndexEntry& entry : oldEntries) {
-    tr.clear(entryKeyBytes(storeIndex, entry.key, trimmed));
-    state.counters.indexEntriesCleared += 1;
-    if (unique && writeOnly) removeUniquenessViolations(state, index, entry.key, primaryKey);
-  }
-  for (const ValueIndexEntry& entry : newEntries) {
-    const fdb::Bytes key = entryKeyBytes(storeIndex, entry.key, trimmed);
-    const fdb::Bytes value = entry.value.empty() ? fdb::Bytes() : entry.value.pack();
-    if (key.size() > state.options.indexKeySizeLimit) {
-      throw IndexEntryTooLargeException(fmt::format(
-          "index entry is too large to be stored in FDB key: {} bytes for index {} (limit {})",
-          key.size(), index.name(), state.options.indexKeySizeLimit));
-    }
-    if (value.size() > state.options.indexValueSizeLimit) {
-      throw IndexEntryTooLargeException(fmt::format(
-          "index entry is too large to be stored in FDB value: {} bytes for index {} (limit {})",
-          value.size(), index.name(), state.options.indexValueSizeLimit));
-    }
-    if (unique && !entry.containsNonUniqueNull) {
-      checkUniqueness(state, storeIndex, entry.key, primaryKey);
-    }
-    tr.set(key, value);
-    state.countWrite(key, value);
-    state.counters.indexEntriesWritten += 1;
-  }
-}
-
-void updateIndexes(RecordStore::State& state, const fdb::Tuple& primaryKey,
-                   const IndexedRecord& before, const IndexedRecord& after) {
-  const std::vector<size_t>* first = after.type ? &state.indexesFor(*after.type) : nullptr;
-  const std::vector<size_t>* second =
-      before.type && before.type != after.type ? &state.indexesFor(*before.type) : nullptr;
-  auto update = [&](size_t position) {
-    const StoreIndex& storeIndex = state.indexes[position];
-    if (storeIndex.state == IndexState::kDisabled) return;
-    updateIndex(state, storeIndex, primaryKey, before, after);
-  };
-  if (first != nullptr) {
-    for (size_t position : *first) update(position);
-  }
-  if (second != nullptr) {
-    for (size_t position : *second) {
-      if (first == nullptr || std::find(first->begin(), first->end(), position) == first->end()) {
-        update(position);
-      }
-    }
-  }
-}
-
-}  // namespace rl::store
+}  // namespace rl

@@ -10,7 +10,6 @@
 #include "rl/cursor.h"
 #include "rl/execute_properties.h"
 #include "rl/index.h"
-#include "rl/index/value_index.h"
 #include "rl/record_core_exception.h"
 #include "rl/record_store_exception.h"
 #include "rl/store/keyspace.h"
@@ -111,7 +110,6 @@ bool OnlineIndexer::step(RecordContext& context, IndexBuildReport& report) {
       range.low = fdb::Tuple::unpack(*start);
       range.lowEndpoint = EndpointType::kRangeInclusive;
     }
-    const size_t position = static_cast<size_t>(&storeIndex - state.indexes.data());
     ExecuteProperties execute;
     execute.returnedRowLimit = c.options.recordsPerTransaction + 1;  // one past: where to stop
     CursorPtr<LoadedRecord> cursor =
@@ -129,12 +127,8 @@ bool OnlineIndexer::step(RecordContext& context, IndexBuildReport& report) {
       scanned += 1;
       bytes += size;
       report.recordsScanned += 1;
-      if (!store::indexCovers(state, position, *record.recordType)) continue;
       // As a save of a new record would: a unique index records violations (WRITE_ONLY).
-      store::updateIndex(
-          state, storeIndex, record.primaryKey, store::IndexedRecord{},
-          store::IndexedRecord{record.record.get(), record.recordType, record.version});
-      report.recordsIndexed += 1;
+      if (store::indexRecord(state, storeIndex, record)) report.recordsIndexed += 1;
     }
   }
 

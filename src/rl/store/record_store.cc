@@ -7,9 +7,6 @@
 
 #include "fdb/error.h"
 #include "rl/index/index_fetch.h"
-#include "rl/index/index_scan_facts.h"
-#include "rl/index/value_index.h"
-#include "rl/key_value_cursor.h"
 #include "rl/metadata_exception.h"
 #include "rl/store/keyspace.h"
 #include "rl/store/record_codec.h"
@@ -274,8 +271,8 @@ StoredRecord RecordStore::saveRecord(const google::protobuf::Message& record, Sa
   if (maintainsIndexes) {
     store::updateIndexes(
         state, saved.primaryKey,
-        store::IndexedRecord{oldMessage.get(), oldType, old ? old->version : std::nullopt},
-        store::IndexedRecord{&record, type, version});
+        IndexedRecord{oldMessage.get(), oldType, old ? old->version : std::nullopt},
+        IndexedRecord{&record, type, version});
   }
   return saved;
 }
@@ -348,9 +345,8 @@ bool RecordStore::deleteRecord(const fdb::Tuple& primaryKey) {
     const RecordType* oldType = nullptr;
     std::unique_ptr<google::protobuf::Message> oldMessage =
         store::deserializeRecord(state, old->rawRecord, oldType);
-    store::updateIndexes(state, primaryKey,
-                         store::IndexedRecord{oldMessage.get(), oldType, old->version},
-                         store::IndexedRecord{});
+    store::updateIndexes(state, primaryKey, IndexedRecord{oldMessage.get(), oldType, old->version},
+                         IndexedRecord{});
   }
   SplitSaveOptions split = state.splitSaveOptions();
   split.clearBasedOnPreviousSizeInfo = true;
@@ -380,27 +376,16 @@ void RecordStore::deleteRecordsWhere(const fdb::Tuple& prefix) {
     deleteAllRecords();
     return;
   }
-  // Every index that holds entries must be clearable by the same prefix: its first columns
-  // are the primary key's first columns, for every record type it covers.
-  std::vector<const StoreIndex*> clearable;
-  for (const StoreIndex& storeIndex : state.indexes) {
-    const Index& index = *storeIndex.index;
-    const std::vector<KeyExpression> indexColumns =
-        index.rootExpression().normalizeKeyForPositions();
-    bool matches = indexColumns.size() >= prefix.size();
-    for (const RecordType* type : state.metaData.recordTypesForIndex(index)) {
-      const std::vector<KeyExpression> keyColumns = type->primaryKey().normalizeKeyForPositions();
-      if (keyColumns.size() < prefix.size()) matches = false;
-      for (size_t i = 0; matches && i < prefix.size(); ++i) {
-        matches = indexColumns[i].matchesColumn(keyColumns[i]);
-      }
-    }
-    if (!matches) {
+  // Every index that holds entries must be clearable by the same prefix.
+  std::vector<StoreIndex*> clearable;
+  for (StoreIndex& storeIndex : state.indexes) {
+    IndexMaintainer& maintainer = state.maintainer(storeIndex);
+    std::optional<std::string> cannot = maintainer.cannotDeleteWhere(prefix);
+    if (cannot) {
       if (storeIndex.state == IndexState::kDisabled) continue;  // it holds nothing
-      throw DeleteRecordsWhereException(fmt::format(
-          "deleteRecordsWhere({}): index {} ({}) does not start with the primary key's first {} "
-          "column(s), so its entries cannot be deleted by range",
-          describeKey(prefix), index.name(), index.rootExpression().toString(), prefix.size()));
+      throw DeleteRecordsWhereException(fmt::format("deleteRecordsWhere({}): index {} {}",
+                                                    describeKey(prefix), storeIndex.index->name(),
+                                                    *cannot));
     }
     clearable.push_back(&storeIndex);
   }
@@ -410,13 +395,7 @@ void RecordStore::deleteRecordsWhere(const fdb::Tuple& prefix) {
   if (state.oldVersionFormat()) {
     state.context->clearRange(state.legacyVersionSubspace().range(prefix));
   }
-  for (const StoreIndex* storeIndex : clearable) {
-    const fdb::Bytes indexPrefix = storeIndex->subspacePrefix + prefix.pack();
-    state.context->clearRange(indexPrefix + '\x00', indexPrefix + '\xff');
-    const fdb::Bytes violations =
-        store::uniquenessViolationsPrefix(state, *storeIndex->index) + prefix.pack();
-    state.context->clearRange(violations + '\x00', violations + '\xff');
-  }
+  for (StoreIndex* storeIndex : clearable) state.maintainer(*storeIndex).deleteWhere(prefix);
 }
 
 // --- Scans ---
@@ -438,57 +417,21 @@ CursorPtr<LoadedRecord> RecordStore::scanRecords(const TupleRange& range,
 CursorPtr<IndexEntry> RecordStore::scanIndex(std::string_view indexName, const TupleRange& range,
                                              const std::optional<fdb::Bytes>& continuation,
                                              const ScanProperties& properties) {
-  const StoreIndex& storeIndex = state_->storeIndex(indexName);
+  StoreIndex& storeIndex = state_->storeIndex(indexName);
   store::checkScannable(storeIndex);
-  if (storeIndex.index->type() != Index::kValue) {
-    throw RecordCoreArgumentException(
-        fmt::format("index {} has type {}; only value indexes can be scanned here", indexName,
-                    storeIndex.index->type()));
-  }
-  const fdb::Subspace subspace = fdb::Subspace::fromBytes(storeIndex.subspacePrefix);
-  auto inner =
-      std::make_unique<KeyValueCursor>(*state_->context, subspace, range, properties, continuation);
-  return map(CursorPtr<fdb::KeyValueRef>(std::move(inner)),
-             [state = state_, index = storeIndex.index,
-              prefixSize = storeIndex.subspacePrefix.size()](fdb::KeyValueRef&& row) {
-               state->countRead(row.key, row.value);
-               IndexEntry entry;
-               entry.key = fdb::Tuple::unpack(row.key.substr(prefixSize));
-               if (!row.value.empty()) entry.value = fdb::Tuple::unpack(row.value);
-               entry.primaryKey = index->entryPrimaryKey(entry.key);
-               return entry;
-             });
+  return state_->maintainer(storeIndex)
+      .scan(IndexScanType::kByValue, range, continuation, properties);
 }
 
 CursorPtr<FetchedRecord> RecordStore::scanIndexRecords(
     std::string_view indexName, const TupleRange& range,
     const std::optional<fdb::Bytes>& continuation, const ScanProperties& properties,
     IndexFetchMethod method, IndexOrphanBehavior orphanBehavior, size_t pipelineSize) {
-  const StoreIndex& storeIndex = state_->storeIndex(indexName);
+  StoreIndex& storeIndex = state_->storeIndex(indexName);
   store::checkScannable(storeIndex);
-  IndexScanFacts facts = rl::indexScanFacts(*state_, storeIndex);
-  if (facts.index->type() != Index::kValue) {
-    throw RecordCoreArgumentException(fmt::format(
-        "index {} has type {}; only value indexes fetch records", indexName, facts.index->type()));
-  }
-  if (facts.oldVersionFormat && state_->metaData.storeRecordVersions()) {
-    throw RecordCoreException(fmt::format(
-        "index {}: fetching records of a store that keeps versions in the old format (8, pk) "
-        "is not supported; scan the index and load each record instead",
-        indexName));
-  }
-  IndexScanSpec spec;
-  spec.storePrefix = std::move(facts.storePrefix);
-  spec.recordsSubspace = std::move(facts.recordsSubspace);
-  spec.indexSubspace = std::move(facts.indexSubspace);
-  spec.entryPrimaryKeyPositions =
-      std::make_shared<const std::vector<int>>(std::move(facts.entryPrimaryKeyPositions));
-  spec.splitLongRecords = facts.splitLongRecords;
-  spec.omitUnsplitSuffix = facts.omitUnsplitRecordSuffix;
-  spec.log = state_->options.logger;
   CursorPtr<IndexedRawRecord> raw =
-      rl::scanIndexRecords(*state_->context, spec, range, continuation, properties, method,
-                           orphanBehavior, pipelineSize);
+      state_->maintainer(storeIndex)
+          .scanRecords(range, continuation, properties, method, orphanBehavior, pipelineSize);
   return map(std::move(raw),
              [state = state_, arenas = store::RecordArenas()](IndexedRawRecord&& row) mutable {
                FetchedRecord fetched{std::move(row.entry), std::nullopt};

@@ -6,7 +6,7 @@
 #include <chrono>
 
 #include "fdb/error.h"
-#include "rl/index/value_index.h"
+#include "rl/index/index_maintainer_registry.h"
 #include "rl/metadata_exception.h"
 #include "rl/record_store.h"
 #include "rl/store/keyspace.h"
@@ -35,13 +35,18 @@ void setUpMessageFactory(RecordStore::State& state) {
 }
 
 // The store's view of each index (which indexes cover which record type is the metadata's,
-// worked out once when it was built).
+// worked out once when it was built), with its type's maintainer factory, which validates
+// it. MetaDataException for an index of a type no factory is registered for, or one its
+// type cannot maintain.
 void setUpIndexes(RecordStore::State& state) {
   const std::vector<std::shared_ptr<const Index>>& indexes = state.metaData.allIndexes();
+  const IndexMaintainerRegistry& registry = IndexMaintainerRegistry::instance();
   state.indexes.reserve(indexes.size());
   for (const auto& index : indexes) {
     StoreIndex storeIndex;
     storeIndex.index = index;
+    storeIndex.factory = registry.factoryFor(*index);
+    storeIndex.factory->validate(*index, state.metaData);
     storeIndex.subspacePrefix = keyspace::childKey(state.prefix(), keyspace::kIndex);
     fdb::Tuple{index->subspaceKey()}.packInto(storeIndex.subspacePrefix);
     state.indexes.push_back(std::move(storeIndex));
@@ -535,14 +540,10 @@ void store::rebuildIndex(RecordStore::State& state, StoreIndex& storeIndex) {
   clearIndexData(state, index);
   // Built as a write-only index: uniqueness violations are recorded, not thrown.
   writeIndexState(state, storeIndex, IndexState::kWriteOnly);
-  const size_t position = static_cast<size_t>(&storeIndex - state.indexes.data());
   CursorPtr<LoadedRecord> records =
       scanLoadedRecords(state, TupleRange::all(), std::nullopt, ScanProperties());
   for (auto result = records->next(); result.hasValue(); result = records->next()) {
-    LoadedRecord& record = result.value();
-    if (!indexCovers(state, position, *record.recordType)) continue;
-    updateIndex(state, storeIndex, record.primaryKey, IndexedRecord{},
-                IndexedRecord{record.record.get(), record.recordType, record.version});
+    indexRecord(state, storeIndex, result.value());
   }
   try {
     markIndexReadable(state, storeIndex);

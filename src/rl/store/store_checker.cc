@@ -552,9 +552,9 @@ class Step {
   std::optional<std::vector<ExpectedEntry>> expectedEntries(const ParsedRecord& record,
                                                             size_t position, bool report) {
     const CheckedIndex& checked = checkedIndexes()[position];
-    std::vector<store::ValueIndexEntry> entries;
+    std::vector<EvaluatedIndexEntry> entries;
     try {
-      entries = store::evaluateIndex(*checked.index, *record.type, *record.message, record.version);
+      entries = evaluateValueIndex(*checked.index, *record.type, *record.message, record.version);
     } catch (const std::exception& e) {
       if (report) {
         problem(CheckProblemKind::kUndecodableRecord, record.firstKey,
@@ -565,7 +565,7 @@ class Step {
     }
     const fdb::Tuple trimmed = checked.index->trimPrimaryKey(record.primaryKey);
     std::vector<ExpectedEntry> expected;
-    for (const store::ValueIndexEntry& entry : entries) {
+    for (const EvaluatedIndexEntry& entry : entries) {
       fdb::Bytes key = checked.prefix;
       entry.key.packInto(key);
       trimmed.packInto(key);
