@@ -1,5 +1,6 @@
 // The index-maintainer seam: a test-only index type registered by name sees every save,
-// delete, scan, rebuild and online build of its index; VALUE indexes are reached only through
+// delete, scan, rebuild and online build of its index, and the store checker runs a type's
+// own check (or says why it skips an index); VALUE indexes are reached only through
 // the registry; an index of a type no factory is registered for is refused when a store opens,
 // naming the index and its type; VALUE refuses what it cannot maintain, index scans it does
 // not support and aggregates.
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "record_store_test_util.h"
+#include "rl/index/index_check.h"
 #include "rl/index/index_maintainer_registry.h"
 #include "rl/index/value_index.h"
 #include "rl/key_expression.h"
@@ -19,6 +21,7 @@
 #include "rl/metadata_exception.h"
 #include "rl/online_indexer.h"
 #include "rl/store/record_store_state.h"
+#include "rl/store_checker.h"
 
 namespace rl::store_test {
 namespace {
@@ -93,10 +96,80 @@ class CountingValueFactory : public IndexMaintainerFactory {
   int& made_;
 };
 
+// An index type of its own with a check of its own: one entry (name, pk) a record, like a
+// plain value index on the name, maintained without reading anything.
+constexpr char kNamesType[] = "test_names";
+
+class NamesMaintainer : public IndexMaintainer {
+ public:
+  using IndexMaintainer::IndexMaintainer;
+
+  std::vector<EvaluatedIndexEntry> evaluateIndex(const IndexedRecord& record) const override {
+    if (record.record == nullptr) return {};
+    return {EvaluatedIndexEntry{fdb::Tuple{nameOf(record)}, fdb::Tuple{}, false}};
+  }
+  void update(const fdb::Tuple& primaryKey, const IndexedRecord& before,
+              const IndexedRecord& after) override {
+    fdb::Transaction& tr = store_.context->transaction();
+    for (const EvaluatedIndexEntry& entry : evaluateIndex(before)) tr.clear(key(entry, primaryKey));
+    for (const EvaluatedIndexEntry& entry : evaluateIndex(after))
+      tr.set(key(entry, primaryKey), "");
+  }
+  CursorPtr<IndexEntry> scan(IndexScanType, const TupleRange&, const std::optional<fdb::Bytes>&,
+                             const ScanProperties&) override {
+    return std::make_unique<ListCursor<IndexEntry>>(std::vector<IndexEntry>{});
+  }
+
+ private:
+  fdb::Bytes key(const EvaluatedIndexEntry& entry, const fdb::Tuple& primaryKey) const {
+    return storeIndex_.subspacePrefix + fdb::Tuple(entry.key).appendAll(primaryKey).pack();
+  }
+};
+
+// Expects each record's entry; reports an entry whose primary key has no record.
+class NamesCheck : public IndexCheck {
+ public:
+  using IndexCheck::IndexCheck;
+
+  std::vector<ExpectedIndexEntry> expectedEntries(const CheckedRecord& record) const override {
+    const std::string& name = static_cast<const Order&>(*record.message).name();
+    return {ExpectedIndexEntry{prefix_ + fdb::Tuple{name}.appendAll(record.primaryKey).pack(), "",
+                               false}};
+  }
+  bool checkEntries(IndexCheckContext& step, const std::optional<fdb::Bytes>&) override {
+    const fdb::RangeResult rows =
+        step.reads().getRange(fdb::KeyRange{prefix_ + '\x00', prefix_ + '\xff'}, {}).get();
+    for (const fdb::KeyValueRef& row : rows.rows) {
+      step.countEntry(/*checked=*/true);
+      const fdb::Tuple entry = fdb::Tuple::unpack(row.key.substr(prefix_.size()));
+      fdb::Tuple primaryKey;
+      for (size_t i = 1; i < entry.size(); ++i) primaryKey.append(entry[i]);
+      if (!step.readRecords({primaryKey}).at(primaryKey).exists) {
+        step.problem(CheckProblemKind::kDanglingIndexEntry, row.key, "no record");
+      }
+    }
+    return true;
+  }
+};
+
+class NamesFactory : public IndexMaintainerFactory {
+ public:
+  std::string_view type() const override { return kNamesType; }
+  void validate(const Index&, const RecordMetaData&) const override {}
+  std::unique_ptr<IndexMaintainer> create(RecordStore::State& store,
+                                          const StoreIndex& index) const override {
+    return std::make_unique<NamesMaintainer>(store, index);
+  }
+  std::unique_ptr<IndexCheck> createCheck(const IndexCheckTarget& target) const override {
+    return std::make_unique<NamesCheck>(target);
+  }
+};
+
 class IndexMaintainerTest : public RecordStoreTest {
  protected:
   void SetUp() override {
     IndexMaintainerRegistry::instance().add(std::make_shared<RecordingFactory>());
+    IndexMaintainerRegistry::instance().add(std::make_shared<NamesFactory>());
     calls().clear();
   }
 
@@ -196,6 +269,48 @@ TEST_F(IndexMaintainerTest, AnUnregisteredTypeIsRefusedAtOpenNamingTheIndexAndTy
   EXPECT_THROW(OnlineIndexer(db, testLocation(), metaData, "Order$mystery").run(),
                MetaDataException);
   EXPECT_TRUE(allKeyValues().empty());  // nothing was written
+}
+
+TEST_F(IndexMaintainerTest, TheStoreCheckerRunsEachTypesOwnCheck) {
+  metaData = withIndex("Order$names", kNamesType);
+  withStore([&](RecordStore& store) {
+    for (int i = 1; i <= 3; ++i) store.saveRecord(makeOrder(i, "n" + std::to_string(i), i));
+  });
+  CheckReport report = StoreChecker(db, testLocation(), metaData).run();
+  EXPECT_TRUE(report.ok()) << report.summary();
+  EXPECT_EQ(report.indexesChecked,
+            (std::vector<std::string>{"Order$name", "Order$price", "Order$email", "Order$names"}));
+  EXPECT_EQ(report.indexEntriesExpected, 3 * 4);  // name, price, email (null) and names
+  EXPECT_EQ(report.indexEntriesScanned, 3 * 4);
+
+  // The record phase looks up the entries the type's check expects; the type's own check
+  // judges the entries it finds.
+  const fdb::Bytes second = fdb::Tuple{2, "Order$names", "n2", 2}.pack();
+  const fdb::Bytes stray = fdb::Tuple{2, "Order$names", "n9", 9}.pack();
+  run([&](RecordContext& context) {
+    context.transaction().clear(second);
+    context.transaction().set(stray, "");
+  });
+  report = StoreChecker(db, testLocation(), metaData).run();
+  ASSERT_EQ(report.problems.size(), 2u) << report.summary();
+  EXPECT_EQ(report.problems[0].kind, CheckProblemKind::kMissingIndexEntry);
+  EXPECT_EQ(report.problems[0].key, second);
+  EXPECT_EQ(report.problems[1].kind, CheckProblemKind::kDanglingIndexEntry);
+  EXPECT_EQ(report.problems[1].key, stray);
+}
+
+TEST_F(IndexMaintainerTest, TheStoreCheckerSkipsTypesWithoutACheckSayingWhy) {
+  withStore([&](RecordStore& store) { store.saveRecord(makeOrder(1, "one")); });
+  RecordMetaDataBuilder builder(Order::descriptor()->file());
+  builder.addIndex("Order", Index(kRecordingIndex, field("name"), kRecordingType));
+  builder.addIndex("Order", Index("Order$mystery", field("name"), "no_such_index_type"));
+  const CheckReport report = StoreChecker(db, testLocation(), builder.build()).run();
+  EXPECT_TRUE(report.ok()) << report.summary();
+  EXPECT_EQ(report.indexesSkipped,
+            (std::vector<std::string>{
+                "Order$recorded: type test_recording is not checked",
+                "Order$mystery: type no_such_index_type is not checked (no index maintainer is "
+                "registered for it)"}));
 }
 
 TEST_F(IndexMaintainerTest, ValueIndexesAreReachedOnlyThroughTheRegistry) {

@@ -242,6 +242,10 @@ class ValueIndexMaintainerFactory : public IndexMaintainerFactory {
                                           const StoreIndex& index) const override {
     return std::make_unique<ValueIndexMaintainer>(store, index);
   }
+
+  std::unique_ptr<IndexCheck> createCheck(const IndexCheckTarget& target) const override {
+    return makeValueIndexCheck(target);
+  }
 };
 
 }  // namespace

@@ -5,7 +5,8 @@
 // old ones cleared, the new ones set (unique indexes checked first).
 //
 // The VALUE maintainer is registered under "value" in the IndexMaintainerRegistry
-// (index_maintainer_registry.h).
+// (index_maintainer_registry.h); its check (value_index_check.cc) verifies an index's entries
+// against the records for the store checker.
 #pragma once
 
 #include <memory>
@@ -18,6 +19,7 @@
 #include "fdb/bytes.h"
 #include "fdb/tuple.h"
 #include "rl/index.h"
+#include "rl/index/index_check.h"
 #include "rl/index/index_maintainer.h"
 #include "rl/record_type.h"
 #include "rl/record_version.h"
@@ -38,5 +40,8 @@ fdb::Bytes valueIndexEntryKey(std::string_view indexPrefix, const fdb::Tuple& ke
                               const fdb::Tuple& trimmedPrimaryKey);
 // An entry's value: its value columns packed, or nothing when there are none.
 fdb::Bytes valueIndexEntryValue(const EvaluatedIndexEntry& entry);
+
+// The store checker's check of a VALUE index (value_index_check.cc).
+std::unique_ptr<IndexCheck> makeValueIndexCheck(const IndexCheckTarget& target);
 
 }  // namespace rl
