@@ -41,14 +41,19 @@ std::string nameOf(const IndexedRecord& record) {
   return static_cast<const Order&>(*record.record).name();
 }
 
+// The record's name as its one entry.
+std::vector<EvaluatedIndexEntry> nameEntries(const IndexedRecord& record) {
+  if (record.record == nullptr) return {};
+  return {EvaluatedIndexEntry{fdb::Tuple{nameOf(record)}, fdb::Tuple{}, false}};
+}
+
 // Keeps no entries of its own: records its calls, and scans as one entry a call.
 class RecordingMaintainer : public IndexMaintainer {
  public:
   using IndexMaintainer::IndexMaintainer;
 
   std::vector<EvaluatedIndexEntry> evaluateIndex(const IndexedRecord& record) const override {
-    if (record.record == nullptr) return {};
-    return {EvaluatedIndexEntry{fdb::Tuple{nameOf(record)}, fdb::Tuple{}, false}};
+    return nameEntries(record);
   }
   void update(const fdb::Tuple& primaryKey, const IndexedRecord& before,
               const IndexedRecord& after) override {
@@ -105,8 +110,7 @@ class NamesMaintainer : public IndexMaintainer {
   using IndexMaintainer::IndexMaintainer;
 
   std::vector<EvaluatedIndexEntry> evaluateIndex(const IndexedRecord& record) const override {
-    if (record.record == nullptr) return {};
-    return {EvaluatedIndexEntry{fdb::Tuple{nameOf(record)}, fdb::Tuple{}, false}};
+    return nameEntries(record);
   }
   void update(const fdb::Tuple& primaryKey, const IndexedRecord& before,
               const IndexedRecord& after) override {

@@ -71,8 +71,9 @@ class IndexCheckContext {
  public:
   // The step's transaction, read at snapshot (the checker never writes).
   virtual fdb::SnapshotReads reads() = 0;
-  // The options of one batch of a range read.
-  virtual fdb::RangeOptions batchOptions() const = 0;
+  // The next batch of the range [begin, end) (the step's batch size, at snapshot); moves
+  // `begin` past its last key. The range is read when a batch has no `more`.
+  virtual fdb::RangeResult readBatch(fdb::Bytes& begin, const fdb::Bytes& end) = 0;
   // At an entry boundary before `key`: true when the step's budget is spent, so the step
   // stops here and the next one calls checkEntries again with `key` to resume at.
   virtual bool stopBefore(std::string_view key) = 0;

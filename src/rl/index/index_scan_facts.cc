@@ -1,7 +1,8 @@
 #include "rl/index/index_scan_facts.h"
 
-#include <fmt/format.h>
+#include <span>
 
+#include "rl/index/remote_fetch_mapper.h"
 #include "rl/store/record_store_state.h"
 
 namespace rl {
@@ -17,15 +18,11 @@ IndexScanFacts indexScanFacts(const RecordStore::State& state, const StoreIndex&
   facts.columnSize = index.columnSize();
   facts.commonPrimaryKeyLength =
       RecordMetaData::commonPrimaryKeyLength(state.metaData.recordTypesForIndex(index));
-  // Where each primary-key column sits in an entry (Java's Index.getEntryPrimaryKeyPositions).
   if (facts.commonPrimaryKeyLength > 0) {
     const std::optional<std::vector<int>>& positions = index.primaryKeyComponentPositions();
-    int next = facts.columnSize;
-    for (int i = 0; i < facts.commonPrimaryKeyLength; ++i) {
-      const int position =
-          positions && static_cast<size_t>(i) < positions->size() ? (*positions)[i] : -1;
-      facts.entryPrimaryKeyPositions.push_back(position >= 0 ? position : next++);
-    }
+    facts.entryPrimaryKeyPositions = rl::index::entryPrimaryKeyPositions(
+        positions ? std::span<const int>(*positions) : std::span<const int>(), facts.columnSize,
+        facts.commonPrimaryKeyLength);
   }
   facts.splitLongRecords = state.metaData.splitLongRecords();
   facts.omitUnsplitRecordSuffix = state.omitUnsplitRecordSuffix;

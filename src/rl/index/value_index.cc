@@ -13,10 +13,6 @@
 namespace rl {
 namespace {
 
-fdb::KeyRange prefixRange(const fdb::Bytes& prefix) {
-  return fdb::KeyRange{prefix + '\x00', prefix + '\xff'};
-}
-
 void addUniquenessViolation(RecordStore::State& state, const Index& index,
                             const fdb::Tuple& valueKey, const fdb::Tuple& primaryKey,
                             const fdb::Tuple& existingKey) {
@@ -40,7 +36,7 @@ void removeUniquenessViolations(RecordStore::State& state, const Index& index,
   fdb::RangeOptions options;
   options.limit = 2;
   options.mode = fdb::StreamingMode::kWantAll;
-  const fdb::KeyRange range = prefixRange(valuePrefix);
+  const fdb::KeyRange range = keyspace::prefixRange(valuePrefix);
   const fdb::RangeResult rest = tr.getRange(range, options).get();
   if (rest.rows.size() == 1) tr.clearRange(range);
 }
@@ -55,7 +51,7 @@ void checkUniqueness(RecordStore::State& state, const StoreIndex& storeIndex,
   fdb::RangeOptions options;
   options.mode = fdb::StreamingMode::kWantAll;
   const fdb::RangeResult existing =
-      state.context->transaction().getRange(prefixRange(valuePrefix), options).get();
+      state.context->transaction().getRange(keyspace::prefixRange(valuePrefix), options).get();
   for (const fdb::KeyValueRef& row : existing.rows) {
     state.countRead(row.key, row.value);
     const fdb::Tuple entry = fdb::Tuple::unpack(row.key.substr(storeIndex.subspacePrefix.size()));
@@ -217,9 +213,9 @@ class ValueIndexMaintainer : public IndexMaintainer {
   void deleteWhere(const fdb::Tuple& prefix) override {
     RecordStore::State& state = store_;
     const fdb::Bytes indexPrefix = storeIndex_.subspacePrefix + prefix.pack();
-    state.context->clearRange(indexPrefix + '\x00', indexPrefix + '\xff');
+    state.context->clearRange(keyspace::prefixRange(indexPrefix));
     const fdb::Bytes violations = store::uniquenessViolationsPrefix(state, index()) + prefix.pack();
-    state.context->clearRange(violations + '\x00', violations + '\xff');
+    state.context->clearRange(keyspace::prefixRange(violations));
   }
 };
 

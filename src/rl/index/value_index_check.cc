@@ -11,15 +11,12 @@
 
 #include "fdb/error.h"
 #include "rl/index/value_index.h"
+#include "rl/store/keyspace.h"
 
 namespace rl {
 namespace {
 
 std::string printable(const fdb::Tuple& tuple) { return fdb::printable(tuple.pack()); }
-
-fdb::KeyRange prefixRange(const fdb::Bytes& prefix) {
-  return fdb::KeyRange{prefix + '\x00', prefix + '\xff'};
-}
 
 class ValueIndexCheck : public IndexCheck {
  public:
@@ -46,15 +43,13 @@ class ValueIndexCheck : public IndexCheck {
     const Index& index = *index_;
     const size_t columns = static_cast<size_t>(index.columnSize());
     const bool unique = index.isUnique();
-    const fdb::KeyRange all = prefixRange(prefix_);
+    const fdb::KeyRange all = keyspace::prefixRange(prefix_);
     fdb::Bytes begin = resumeAt.value_or(all.begin);
     UniqueGroup group;
     bool exhausted = false;
     while (!exhausted) {
-      const fdb::RangeResult batch =
-          step.reads().getRange(fdb::KeyRange{begin, all.end}, step.batchOptions()).get();
+      const fdb::RangeResult batch = step.readBatch(begin, all.end);
       exhausted = !batch.more;
-      if (!batch.rows.empty()) begin = fdb::Bytes(batch.rows[batch.rows.size() - 1].key) + '\x00';
       std::vector<ScannedEntry> entries;
       std::set<fdb::Tuple> primaryKeys;
       for (const fdb::KeyValueRef& row : batch.rows) {
@@ -188,7 +183,7 @@ class ValueIndexCheck : public IndexCheck {
     group.valueKey.packInto(prefix);
     std::set<fdb::Tuple> recorded;
     const size_t columns = group.valueKey.size();
-    for (const fdb::KeyValue& row : step.reads().getRangeAll(prefixRange(prefix))) {
+    for (const fdb::KeyValue& row : step.reads().getRangeAll(keyspace::prefixRange(prefix))) {
       try {
         const fdb::Tuple key =
             fdb::Tuple::unpack(std::string_view(row.key).substr(violationsPrefix_.size()));

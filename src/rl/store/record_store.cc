@@ -64,48 +64,17 @@ void checkLoadedType(const RecordType& stored, const google::protobuf::Message& 
   }
 }
 
-// The serialized record bytes inside `stored` (unwrapping compression when present).
-std::string_view unwrapStored(const RecordStore::State& state, std::string_view stored,
-                              fdb::Bytes& buffer) {
-  if (!stored.empty() &&
-      TransformedRecordSerializer::transformOf(stored) != RecordTransform::kUntransformed) {
-    buffer = state.serializer.deserialize(stored);
-    return buffer;
-  }
-  return stored;
-}
-
 }  // namespace
 
 // --- Shared helpers (record_store_state.h) ---
-
-namespace {
-
-const google::protobuf::Message& prototypeOf(const RecordStore::State& state,
-                                             const RecordType& type) {
-  const google::protobuf::Message* prototype =
-      state.messageFactory->GetPrototype(&type.descriptor());
-  if (prototype == nullptr) {
-    throw RecordCoreException("no message factory prototype for " + type.descriptor().full_name());
-  }
-  return *prototype;
-}
-
-}  // namespace
-
-std::unique_ptr<google::protobuf::Message> store::newMessage(const RecordStore::State& state,
-                                                             const RecordType& type) {
-  return std::unique_ptr<google::protobuf::Message>(prototypeOf(state, type).New());
-}
 
 std::shared_ptr<const google::protobuf::Message> store::deserializeRecordOnArena(
     RecordStore::State& state, std::string_view stored, const RecordType*& type,
     RecordArenas* arenas) {
   fdb::Bytes buffer;
-  const std::string_view bytes = unwrapStored(state, stored, buffer);
-  const UnionRecord found = findUnionRecord(state.metaData, bytes);
+  const UnionRecord found = findStoredRecord(state.metaData, state.serializer, stored, buffer);
   type = found.type;
-  const google::protobuf::Message& prototype = prototypeOf(state, *found.type);
+  const google::protobuf::Message& prototype = prototypeOf(*state.messageFactory, *found.type);
   std::shared_ptr<google::protobuf::Message> message =
       arenas != nullptr ? arenas->newMessage(prototype) : newMessageOnOwnArena(prototype);
   parseRecord(*found.type, found.recordBytes(), *message);
@@ -115,13 +84,7 @@ std::shared_ptr<const google::protobuf::Message> store::deserializeRecordOnArena
 std::unique_ptr<google::protobuf::Message> store::deserializeRecord(RecordStore::State& state,
                                                                     std::string_view stored,
                                                                     const RecordType*& type) {
-  fdb::Bytes buffer;
-  const std::string_view bytes = unwrapStored(state, stored, buffer);
-  const UnionRecord found = findUnionRecord(state.metaData, bytes);
-  type = found.type;
-  std::unique_ptr<google::protobuf::Message> message = newMessage(state, *found.type);
-  parseRecord(*found.type, found.recordBytes(), *message);
-  return message;
+  return parseStoredRecord(state.metaData, *state.messageFactory, state.serializer, stored, type);
 }
 
 RecordScanLayout store::recordScanLayout(const RecordStore::State& state) {
@@ -299,8 +262,8 @@ bool RecordStore::loadInto(const fdb::Tuple& primaryKey, google::protobuf::Messa
   std::optional<RawRecord> raw = loadRaw(state, primaryKey);
   if (!raw) return false;
   fdb::Bytes buffer;
-  const std::string_view bytes = unwrapStored(state, raw->rawRecord, buffer);
-  const store::UnionRecord found = store::findUnionRecord(state.metaData, bytes);
+  const store::UnionRecord found =
+      store::findStoredRecord(state.metaData, state.serializer, raw->rawRecord, buffer);
   checkLoadedType(*found.type, message, primaryKey);
   store::parseRecord(*found.type, found.recordBytes(), message);
   info.recordType = found.type;
@@ -328,8 +291,7 @@ bool RecordStore::recordExists(const fdb::Tuple& primaryKey) {
   options.limit = 2;
   options.mode = fdb::StreamingMode::kWantAll;
   const fdb::Bytes prefix = state.recordsSubspace.pack(primaryKey);
-  const fdb::RangeResult rows =
-      tr.getRange(fdb::KeyRange{prefix + '\x00', prefix + '\xff'}, options).get();
+  const fdb::RangeResult rows = tr.getRange(keyspace::prefixRange(prefix), options).get();
   const fdb::Bytes versionKey = prefix + fdb::Tuple{kRecordVersionSuffix}.pack();
   return std::any_of(rows.rows.begin(), rows.rows.end(),
                      [&](const fdb::KeyValueRef& row) { return row.key != versionKey; });
@@ -457,8 +419,8 @@ std::vector<fdb::Tuple> RecordStore::uniquenessViolations(std::string_view index
   const fdb::Bytes prefix = store::uniquenessViolationsPrefix(*state_, *storeIndex.index);
   std::vector<fdb::Tuple> primaryKeys;
   const int keyColumns = storeIndex.index->columnSize();
-  for (const fdb::KeyValue& row : state_->context->transaction().getRangeAll(
-           fdb::KeyRange{prefix + '\x00', prefix + '\xff'})) {
+  for (const fdb::KeyValue& row :
+       state_->context->transaction().getRangeAll(keyspace::prefixRange(prefix))) {
     const fdb::Tuple key = fdb::Tuple::unpack(std::string_view(row.key).substr(prefix.size()));
     fdb::Tuple primaryKey;
     for (size_t i = static_cast<size_t>(keyColumns); i < key.size(); ++i) primaryKey.append(key[i]);

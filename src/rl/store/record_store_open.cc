@@ -55,17 +55,12 @@ void setUpIndexes(RecordStore::State& state) {
 
 // Parses an index state value, Tuple(code).
 IndexState parseIndexState(std::string_view name, std::string_view value) {
-  int64_t code = -1;
-  try {
-    const fdb::Tuple tuple = fdb::Tuple::unpack(value);
-    if (tuple.size() == 1) code = tuple.getInt(0);
-  } catch (const fdb::Error&) {
-  }
-  if (code < 0 || code > static_cast<int64_t>(IndexState::kWriteOnlyWithQueue)) {
+  const std::optional<IndexState> state = decodeIndexState(value);
+  if (!state) {
     throw RecordCoreStorageException(
         fmt::format("index {} has an unknown state value {}", name, fdb::printable(value)));
   }
-  return static_cast<IndexState>(code);
+  return *state;
 }
 
 // Whether the first key of a store without a header may be tolerated (spec §1.2).
@@ -113,13 +108,9 @@ int64_t countRecords(RecordStore::State& state, int64_t limit) {
   ExecuteProperties execute;
   execute.returnedRowLimit = static_cast<int>(limit + 1);
   execute.isolation = IsolationLevel::kSnapshot;
-  RecordScanLayout layout;
-  layout.splitLongRecords = state.metaData.splitLongRecords();
-  layout.omitUnsplitSuffix = state.omitUnsplitRecordSuffix;
-  layout.oldVersionFormat = state.oldVersionFormat();
   CursorPtr<RawRecord> cursor =
       scanRawRecords(*state.context, state.recordsSubspace, TupleRange::all(),
-                     ScanProperties(execute), std::nullopt, layout);
+                     ScanProperties(execute), std::nullopt, recordScanLayout(state));
   int64_t count = 0;
   while (cursor->next().hasValue()) ++count;
   return count;
@@ -139,6 +130,17 @@ void removeFormerIndex(RecordStore::State& state, const FormerIndex& former) {
 }
 
 }  // namespace
+
+std::optional<IndexState> store::decodeIndexState(std::string_view value) {
+  int64_t code = -1;
+  try {
+    const fdb::Tuple tuple = fdb::Tuple::unpack(value);
+    if (tuple.size() == 1) code = tuple.getInt(0);
+  } catch (const fdb::Error&) {
+  }
+  if (code < 0 || code > static_cast<int64_t>(IndexState::kWriteOnlyWithQueue)) return std::nullopt;
+  return static_cast<IndexState>(code);
+}
 
 void store::writeIndexState(RecordStore::State& state, StoreIndex& storeIndex,
                             IndexState newState) {
@@ -514,9 +516,7 @@ bool store::markIndexReadable(RecordStore::State& state, StoreIndex& storeIndex)
     options.limit = 1;
     const fdb::Bytes prefix = uniquenessViolationsPrefix(state, *storeIndex.index);
     const fdb::RangeResult violations =
-        state.context->transaction()
-            .getRange(fdb::KeyRange{prefix + '\x00', prefix + '\xff'}, options)
-            .get();
+        state.context->transaction().getRange(keyspace::prefixRange(prefix), options).get();
     if (!violations.rows.empty()) {
       throw IndexNotBuiltException(
           fmt::format("Uniqueness violations found for index {}: it cannot be marked readable",

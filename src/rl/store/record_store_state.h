@@ -142,6 +142,8 @@ namespace store {
 // READABLE_UNIQUE_PENDING.
 void checkScannable(const StoreIndex& storeIndex);
 
+// An index state value, Tuple(code), decoded; nullopt when it is not one.
+std::optional<IndexState> decodeIndexState(std::string_view value);
 // Writes (or, for READABLE, clears) the index's state key, with a read conflict on it.
 void writeIndexState(RecordStore::State& state, StoreIndex& storeIndex, IndexState newState);
 // Clears the index's entries and its other per-index data.
@@ -161,9 +163,6 @@ fdb::Bytes uniquenessViolationsPrefix(const RecordStore::State& state, const Ind
 // its uniqueness violations recorded).
 void rebuildIndex(RecordStore::State& state, StoreIndex& storeIndex);
 
-// A new empty message of `type` from the store's message factory.
-std::unique_ptr<google::protobuf::Message> newMessage(const RecordStore::State& state,
-                                                      const RecordType& type);
 // Stored record bytes (maybe compressed) into a new message; returns its type.
 std::unique_ptr<google::protobuf::Message> deserializeRecord(RecordStore::State& state,
                                                              std::string_view stored,

@@ -1,8 +1,5 @@
 #include "rl/store/checker/check_step.h"
 
-#include <google/protobuf/descriptor.h>
-#include <google/protobuf/dynamic_message.h>
-
 namespace rl {
 
 StoreChecker::Impl::Impl(fdb::Database db, StoreLocation location, RecordMetaData metaData,
@@ -10,15 +7,8 @@ StoreChecker::Impl::Impl(fdb::Database db, StoreLocation location, RecordMetaDat
     : db(std::move(db)),
       location(std::move(location)),
       metaData(std::move(metaData)),
-      options(options) {
-  if (this->metaData.unionDescriptor().file()->pool() ==
-      google::protobuf::DescriptorPool::generated_pool()) {
-    factory = google::protobuf::MessageFactory::generated_factory();
-  } else {
-    ownedFactory = std::make_unique<google::protobuf::DynamicMessageFactory>();
-    factory = ownedFactory.get();
-  }
-}
+      options(options),
+      factory(this->metaData.messageFactory()) {}
 
 }  // namespace rl
 
@@ -57,11 +47,13 @@ void CheckStep::nextPhase(Phase phase) {
   progress.resumeAt.reset();
 }
 
-fdb::RangeOptions CheckStep::batchOptions() const {
+fdb::RangeResult CheckStep::readBatch(fdb::Bytes& begin, const fdb::Bytes& end) {
   fdb::RangeOptions options;
   options.limit = checker.options.batchSize;
   options.mode = fdb::StreamingMode::kWantAll;
-  return options;
+  fdb::RangeResult batch = tr.snapshot().getRange(fdb::KeyRange{begin, end}, options).get();
+  if (!batch.rows.empty()) begin = fdb::Bytes(batch.rows[batch.rows.size() - 1].key) + '\x00';
+  return batch;
 }
 
 void CheckStep::countEntry(bool checked) {

@@ -81,8 +81,7 @@ struct StoreChecker::Impl {
   StoreLocation location;
   RecordMetaData metaData;
   CheckOptions options;
-  google::protobuf::MessageFactory* factory = nullptr;
-  std::unique_ptr<google::protobuf::MessageFactory> ownedFactory;
+  google::protobuf::MessageFactory* factory = nullptr;  // the metadata's
 
   // Kept across steps (set by the header phase).
   checker::Progress progress;
@@ -128,7 +127,7 @@ class CheckStep final : public IndexCheckContext {
 
   // --- IndexCheckContext ---
   fdb::SnapshotReads reads() override { return tr.snapshot(); }
-  fdb::RangeOptions batchOptions() const override;
+  fdb::RangeResult readBatch(fdb::Bytes& begin, const fdb::Bytes& end) override;
   bool stopBefore(std::string_view key) override;
   void countEntry(bool checked) override;
   void problem(CheckProblemKind kind, std::string_view key, std::string message) override;

@@ -10,6 +10,7 @@
 #include "rl/index/index_maintainer_registry.h"
 #include "rl/store/checker/check_step.h"
 #include "rl/store/keyspace.h"
+#include "rl/store/record_store_state.h"
 
 namespace rl::checker {
 namespace {
@@ -21,22 +22,18 @@ std::map<std::string, IndexState, std::less<>> readIndexStates(CheckStep& step,
   std::map<std::string, IndexState, std::less<>> states;
   for (const fdb::KeyValueRef& row : stateRows.rows) {
     std::optional<std::string> name;
-    int64_t code = -1;
     try {
       const fdb::Tuple key = stateSubspace.unpack(row.key);
       if (key.size() == 1 && key[0].type() == fdb::TupleType::kString) name = key.getString(0);
-      const fdb::Tuple value = fdb::Tuple::unpack(row.value);
-      if (value.size() == 1 && value[0].type() == fdb::TupleType::kInteger) {
-        code = value.getInt(0);
-      }
     } catch (const fdb::Error&) {
     }
-    if (!name || code < 0 || code > static_cast<int64_t>(IndexState::kWriteOnlyWithQueue)) {
+    const std::optional<IndexState> state = store::decodeIndexState(row.value);
+    if (!name || !state) {
       step.problem(CheckProblemKind::kBadIndexState, row.key,
                    fmt::format("not an index state: value {}", fdb::printable(row.value)));
       continue;
     }
-    states[*name] = static_cast<IndexState>(code);
+    states[*name] = *state;
   }
   return states;
 }

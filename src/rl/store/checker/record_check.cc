@@ -37,10 +37,8 @@ class RecordCheck {
     RecordGroup open;
     bool exhausted = false;
     while (!exhausted) {
-      const fdb::RangeResult batch =
-          step_.reads().getRange(fdb::KeyRange{begin, all.end}, step_.batchOptions()).get();
+      const fdb::RangeResult batch = step_.readBatch(begin, all.end);
       exhausted = !batch.more;
-      if (!batch.rows.empty()) begin = fdb::Bytes(batch.rows[batch.rows.size() - 1].key) + '\x00';
       // Group the rows by record; nothing is counted or reported yet, so that rows after the
       // point where this step stops are left to the next step entirely.
       std::vector<RecordGroup> complete;
@@ -305,23 +303,9 @@ class RecordCheck {
     parsed.firstKey = std::move(assembled.firstKey);
     parsed.version = assembled.version;
     try {
-      fdb::Bytes buffer;
-      std::string_view bytes = assembled.bytes;
-      if (!bytes.empty() &&
-          TransformedRecordSerializer::transformOf(bytes) != RecordTransform::kUntransformed) {
-        buffer = step_.checker.serializer.deserialize(bytes);
-        bytes = buffer;
-      }
-      const store::UnionRecord found = store::findUnionRecord(step_.checker.metaData, bytes);
-      parsed.type = found.type;
-      const google::protobuf::Message* prototype =
-          step_.checker.factory->GetPrototype(&found.type->descriptor());
-      if (prototype == nullptr) {
-        throw RecordCoreException("no message prototype for " +
-                                  found.type->descriptor().full_name());
-      }
-      parsed.message.reset(prototype->New());
-      store::parseRecord(*found.type, found.recordBytes(), *parsed.message);
+      const StoreChecker::Impl& c = step_.checker;
+      parsed.message = store::parseStoredRecord(c.metaData, *c.factory, c.serializer,
+                                                assembled.bytes, parsed.type);
     } catch (const std::exception& e) {
       if (report) step_.problem(CheckProblemKind::kUndecodableRecord, parsed.firstKey, e.what());
       return std::nullopt;
