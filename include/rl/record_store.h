@@ -252,7 +252,9 @@ class RecordStore {
  public:
   // Opens (or creates) the store at `location`. Throws the exceptions of
   // record_store_exception.h for the existence check, unsupported or stale versions;
-  // options.formatVersion outside 1..15 is UnsupportedFormatVersionException too.
+  // options.formatVersion outside 1..15 is UnsupportedFormatVersionException too; an index
+  // of a type no maintainer is registered for, or one its type cannot maintain, is
+  // MetaDataException (docs/indexes.md).
   // `metaData` is a handle: the store shares it (and what it worked out once, such as the
   // indexes covering each record type) instead of copying it.
   static RecordStore open(RecordContext& context, const StoreLocation& location,
