@@ -248,27 +248,13 @@ struct FetchedRecord {
   std::optional<LoadedRecord> record;
 };
 
-// What an index fetch (SCAN_AND_FETCH / USE_REMOTE_FETCH, src/rl/index/) needs to know
-// about a store to resolve an index's entries to records.
-struct IndexScanFacts {
-  const Index* index = nullptr;
-  fdb::Bytes storePrefix;                     // P
-  fdb::Subspace recordsSubspace;              // P+(1)
-  fdb::Subspace indexSubspace;                // P+(2, sk)
-  fdb::Subspace legacyVersionSubspace;        // P+(8), when oldVersionFormat
-  std::vector<int> entryPrimaryKeyPositions;  // index::entryPrimaryKeyPositions
-  int columnSize = 0;                         // the index key's columns
-  int commonPrimaryKeyLength = -1;            // over the index's record types; -1: none
-  bool splitLongRecords = false;
-  bool omitUnsplitRecordSuffix = false;
-  bool oldVersionFormat = false;
-};
-
 class RecordStore {
  public:
   // Opens (or creates) the store at `location`. Throws the exceptions of
   // record_store_exception.h for the existence check, unsupported or stale versions;
-  // options.formatVersion outside 1..15 is UnsupportedFormatVersionException too.
+  // options.formatVersion outside 1..15 is UnsupportedFormatVersionException too; an index
+  // of a type no maintainer is registered for, or one its type cannot maintain, is
+  // MetaDataException (docs/indexes.md).
   // `metaData` is a handle: the store shares it (and what it worked out once, such as the
   // indexes covering each record type) instead of copying it.
   static RecordStore open(RecordContext& context, const StoreLocation& location,
@@ -368,9 +354,6 @@ class RecordStore {
       const std::optional<fdb::Bytes>& continuation, const ScanProperties& properties,
       IndexFetchMethod method = IndexFetchMethod::kScanAndFetch,
       IndexOrphanBehavior orphanBehavior = IndexOrphanBehavior::kError, size_t pipelineSize = 10);
-  // What an index fetch needs (the seam for scanIndexRecords, src/rl/index/). Throws
-  // ScanNonReadableIndexException as scanIndex does.
-  IndexScanFacts indexScanFacts(std::string_view indexName) const;
 
   // --- Index states ---
   IndexState indexState(std::string_view indexName) const;
@@ -406,7 +389,7 @@ class RecordStore {
 
   std::shared_ptr<State> state_;
 
-  friend class OnlineIndexer;  // builds an index through the store's state
+  friend struct RecordStoreAccess;  // the library's own code (src/rl/store/record_store_state.h)
 };
 
 }  // namespace rl

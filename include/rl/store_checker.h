@@ -31,8 +31,10 @@
 //     built at the store's metadata version: each record's entries are present with the
 //     right value; no entry lacks a record that produces it; a unique index has no two
 //     records with one value unless both are recorded as uniqueness violations at (7, sk).
-// Indexes of other types, DISABLED ones, and ones newer than the store's metadata version
-// (they are built or disabled at the next open) are skipped and listed as such.
+// An index of another type is checked by its type's own check when the type brings one
+// (docs/indexes.md). Indexes of types without one, DISABLED ones, and ones newer than the
+// store's metadata version (they are built or disabled at the next open) are skipped and
+// listed as such.
 //
 // Consistency under concurrent writes: each step reads one snapshot, a record and its
 // entries (or an entry and its record) are always checked in the same step, and a group of
@@ -131,7 +133,7 @@ class StoreChecker {
   bool done() const;
   const CheckReport& report() const;
 
-  struct Impl;  // defined in store_checker.cc
+  struct Impl;  // defined in src/rl/store/checker/check_step.h
 
  private:
   std::unique_ptr<Impl> impl_;

@@ -129,7 +129,7 @@ class Loader {
             throw;
           } catch (const RecordIndexUniquenessViolation& e) {
             // Said from the exception's fields: its message loses the existing record's key
-            // (src/rl/store/value_index.cc moves the key while formatting it).
+            // (src/rl/index/value_index.cc moves the key while formatting it).
             if (refused == nullptr) throw;
             *refused = i;
             *refusal = fmt::format(

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "record_store_test_util.h"
+#include "rl/index/index_scan_facts.h"
 #include "rl/metadata_builder.h"
 
 namespace rl::store_test {
@@ -130,7 +131,7 @@ TEST_F(RecordStoreIndexTest, StatesDecideMaintenanceAndScans) {
                  ScanNonReadableIndexException);
     EXPECT_THROW(store.scanIndex("Order$name", TupleRange::all(), std::nullopt, ScanProperties()),
                  ScanNonReadableIndexException);
-    EXPECT_THROW(store.indexScanFacts("Order$name"), ScanNonReadableIndexException);
+    EXPECT_THROW(indexScanFacts(store, "Order$name"), ScanNonReadableIndexException);
   });
   // Write-only: maintained. Disabled: nothing written.
   EXPECT_EQ(keysWithPrefix("\x15\x02\x02Order$price\x00"s).size(), 1u);

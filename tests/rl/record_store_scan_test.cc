@@ -7,6 +7,7 @@
 #include <new>
 
 #include "record_store_test_util.h"
+#include "rl/index/index_scan_facts.h"
 
 // A test-side allocation count: every operator new while `gCounting` is set. (Replacing
 // the global operator new makes GCC see malloc'd pointers reach free through inlined
@@ -134,7 +135,7 @@ TEST_F(RecordStoreScanTest, IndexScansResumeAcrossTransactionsBothWays) {
 
 TEST_F(RecordStoreScanTest, IndexScanFactsDescribeTheStore) {
   withStore([](RecordStore& store) {
-    const IndexScanFacts facts = store.indexScanFacts("Order$price");
+    const IndexScanFacts facts = indexScanFacts(store, "Order$price");
     EXPECT_EQ(facts.indexSubspace.key(), "\x15\x02\x02Order$price\x00"s);
     EXPECT_EQ(facts.recordsSubspace.key(), "\x15\x01"s);
     EXPECT_EQ(facts.columnSize, 1);

@@ -14,7 +14,6 @@
 #include "rl/record_store_exception.h"
 #include "rl/store/keyspace.h"
 #include "rl/store/record_store_state.h"
-#include "rl/store/value_index.h"
 #include "rl/tuple_range.h"
 
 namespace rl {
@@ -64,7 +63,7 @@ IndexBuildReport OnlineIndexer::run(const std::function<void(const IndexBuildRep
 bool OnlineIndexer::step(RecordContext& context, IndexBuildReport& report) {
   const Impl& c = *impl_;
   RecordStore store = RecordStore::openExisting(context, c.location, c.metaData);
-  RecordStore::State& state = *store.state_;
+  RecordStore::State& state = RecordStoreAccess::state(store);
   StoreIndex& storeIndex = state.storeIndex(c.indexName);
   const Index& index = *storeIndex.index;
   fdb::Transaction& tr = context.transaction();
@@ -111,7 +110,6 @@ bool OnlineIndexer::step(RecordContext& context, IndexBuildReport& report) {
       range.low = fdb::Tuple::unpack(*start);
       range.lowEndpoint = EndpointType::kRangeInclusive;
     }
-    const size_t position = static_cast<size_t>(&storeIndex - state.indexes.data());
     ExecuteProperties execute;
     execute.returnedRowLimit = c.options.recordsPerTransaction + 1;  // one past: where to stop
     CursorPtr<LoadedRecord> cursor =
@@ -129,12 +127,8 @@ bool OnlineIndexer::step(RecordContext& context, IndexBuildReport& report) {
       scanned += 1;
       bytes += size;
       report.recordsScanned += 1;
-      if (!store::indexCovers(state, position, *record.recordType)) continue;
       // As a save of a new record would: a unique index records violations (WRITE_ONLY).
-      store::updateIndex(
-          state, storeIndex, record.primaryKey, store::IndexedRecord{},
-          store::IndexedRecord{record.record.get(), record.recordType, record.version});
-      report.recordsIndexed += 1;
+      if (store::indexRecord(state, storeIndex, record)) report.recordsIndexed += 1;
     }
   }
 

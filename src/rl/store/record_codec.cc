@@ -100,4 +100,36 @@ void parseRecord(const RecordType& type, std::string_view bytes,
   }
 }
 
+UnionRecord findStoredRecord(const RecordMetaData& metaData,
+                             const TransformedRecordSerializer& serializer, std::string_view stored,
+                             fdb::Bytes& buffer) {
+  if (!stored.empty() &&
+      TransformedRecordSerializer::transformOf(stored) != RecordTransform::kUntransformed) {
+    buffer = serializer.deserialize(stored);
+    stored = buffer;
+  }
+  return findUnionRecord(metaData, stored);
+}
+
+const google::protobuf::Message& prototypeOf(google::protobuf::MessageFactory& factory,
+                                             const RecordType& type) {
+  const google::protobuf::Message* prototype = factory.GetPrototype(&type.descriptor());
+  if (prototype == nullptr) {
+    throw RecordCoreException("no message factory prototype for " + type.descriptor().full_name());
+  }
+  return *prototype;
+}
+
+std::unique_ptr<google::protobuf::Message> parseStoredRecord(
+    const RecordMetaData& metaData, google::protobuf::MessageFactory& factory,
+    const TransformedRecordSerializer& serializer, std::string_view stored,
+    const RecordType*& type) {
+  fdb::Bytes buffer;
+  const UnionRecord found = findStoredRecord(metaData, serializer, stored, buffer);
+  type = found.type;
+  std::unique_ptr<google::protobuf::Message> message(prototypeOf(factory, *found.type).New());
+  parseRecord(*found.type, found.recordBytes(), *message);
+  return message;
+}
+
 }  // namespace rl::store

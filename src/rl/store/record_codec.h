@@ -5,12 +5,14 @@
 // message the caller wants.
 #pragma once
 
+#include <memory>
 #include <string_view>
 
 #include <google/protobuf/message.h>
 
 #include "fdb/bytes.h"
 #include "rl/metadata.h"
+#include "rl/record/record_serializer.h"
 #include "rl/record_type.h"
 
 namespace rl::store {
@@ -37,5 +39,22 @@ UnionRecord findUnionRecord(const RecordMetaData& metaData, std::string_view uni
 // Parses `bytes` (a record of `type`) into `message`. Throws RecordDeserializationException.
 void parseRecord(const RecordType& type, std::string_view bytes,
                  google::protobuf::Message& message);
+
+// The record inside the bytes a store keeps: its union message, unwrapped first when
+// `serializer` finds it compressed (into `buffer`, which the result may view).
+UnionRecord findStoredRecord(const RecordMetaData& metaData,
+                             const TransformedRecordSerializer& serializer, std::string_view stored,
+                             fdb::Bytes& buffer);
+
+// `factory`'s prototype of `type`'s message. RecordCoreException when it has none.
+const google::protobuf::Message& prototypeOf(google::protobuf::MessageFactory& factory,
+                                             const RecordType& type);
+
+// The record inside the bytes a store keeps, parsed into a new message made by `factory`;
+// `type` is set to its type. Throws what findStoredRecord and parseRecord throw.
+std::unique_ptr<google::protobuf::Message> parseStoredRecord(
+    const RecordMetaData& metaData, google::protobuf::MessageFactory& factory,
+    const TransformedRecordSerializer& serializer, std::string_view stored,
+    const RecordType*& type);
 
 }  // namespace rl::store

@@ -7,12 +7,10 @@
 
 #include "fdb/error.h"
 #include "rl/index/index_fetch.h"
-#include "rl/key_value_cursor.h"
 #include "rl/metadata_exception.h"
 #include "rl/store/keyspace.h"
 #include "rl/store/record_codec.h"
 #include "rl/store/record_store_state.h"
-#include "rl/store/value_index.h"
 
 namespace rl {
 namespace {
@@ -66,48 +64,17 @@ void checkLoadedType(const RecordType& stored, const google::protobuf::Message& 
   }
 }
 
-// The serialized record bytes inside `stored` (unwrapping compression when present).
-std::string_view unwrapStored(const RecordStore::State& state, std::string_view stored,
-                              fdb::Bytes& buffer) {
-  if (!stored.empty() &&
-      TransformedRecordSerializer::transformOf(stored) != RecordTransform::kUntransformed) {
-    buffer = state.serializer.deserialize(stored);
-    return buffer;
-  }
-  return stored;
-}
-
 }  // namespace
 
 // --- Shared helpers (record_store_state.h) ---
-
-namespace {
-
-const google::protobuf::Message& prototypeOf(const RecordStore::State& state,
-                                             const RecordType& type) {
-  const google::protobuf::Message* prototype =
-      state.messageFactory->GetPrototype(&type.descriptor());
-  if (prototype == nullptr) {
-    throw RecordCoreException("no message factory prototype for " + type.descriptor().full_name());
-  }
-  return *prototype;
-}
-
-}  // namespace
-
-std::unique_ptr<google::protobuf::Message> store::newMessage(const RecordStore::State& state,
-                                                             const RecordType& type) {
-  return std::unique_ptr<google::protobuf::Message>(prototypeOf(state, type).New());
-}
 
 std::shared_ptr<const google::protobuf::Message> store::deserializeRecordOnArena(
     RecordStore::State& state, std::string_view stored, const RecordType*& type,
     RecordArenas* arenas) {
   fdb::Bytes buffer;
-  const std::string_view bytes = unwrapStored(state, stored, buffer);
-  const UnionRecord found = findUnionRecord(state.metaData, bytes);
+  const UnionRecord found = findStoredRecord(state.metaData, state.serializer, stored, buffer);
   type = found.type;
-  const google::protobuf::Message& prototype = prototypeOf(state, *found.type);
+  const google::protobuf::Message& prototype = prototypeOf(*state.messageFactory, *found.type);
   std::shared_ptr<google::protobuf::Message> message =
       arenas != nullptr ? arenas->newMessage(prototype) : newMessageOnOwnArena(prototype);
   parseRecord(*found.type, found.recordBytes(), *message);
@@ -117,13 +84,7 @@ std::shared_ptr<const google::protobuf::Message> store::deserializeRecordOnArena
 std::unique_ptr<google::protobuf::Message> store::deserializeRecord(RecordStore::State& state,
                                                                     std::string_view stored,
                                                                     const RecordType*& type) {
-  fdb::Bytes buffer;
-  const std::string_view bytes = unwrapStored(state, stored, buffer);
-  const UnionRecord found = findUnionRecord(state.metaData, bytes);
-  type = found.type;
-  std::unique_ptr<google::protobuf::Message> message = newMessage(state, *found.type);
-  parseRecord(*found.type, found.recordBytes(), *message);
-  return message;
+  return parseStoredRecord(state.metaData, *state.messageFactory, state.serializer, stored, type);
 }
 
 RecordScanLayout store::recordScanLayout(const RecordStore::State& state) {
@@ -273,8 +234,8 @@ StoredRecord RecordStore::saveRecord(const google::protobuf::Message& record, Sa
   if (maintainsIndexes) {
     store::updateIndexes(
         state, saved.primaryKey,
-        store::IndexedRecord{oldMessage.get(), oldType, old ? old->version : std::nullopt},
-        store::IndexedRecord{&record, type, version});
+        IndexedRecord{oldMessage.get(), oldType, old ? old->version : std::nullopt},
+        IndexedRecord{&record, type, version});
   }
   return saved;
 }
@@ -301,8 +262,8 @@ bool RecordStore::loadInto(const fdb::Tuple& primaryKey, google::protobuf::Messa
   std::optional<RawRecord> raw = loadRaw(state, primaryKey);
   if (!raw) return false;
   fdb::Bytes buffer;
-  const std::string_view bytes = unwrapStored(state, raw->rawRecord, buffer);
-  const store::UnionRecord found = store::findUnionRecord(state.metaData, bytes);
+  const store::UnionRecord found =
+      store::findStoredRecord(state.metaData, state.serializer, raw->rawRecord, buffer);
   checkLoadedType(*found.type, message, primaryKey);
   store::parseRecord(*found.type, found.recordBytes(), message);
   info.recordType = found.type;
@@ -330,8 +291,7 @@ bool RecordStore::recordExists(const fdb::Tuple& primaryKey) {
   options.limit = 2;
   options.mode = fdb::StreamingMode::kWantAll;
   const fdb::Bytes prefix = state.recordsSubspace.pack(primaryKey);
-  const fdb::RangeResult rows =
-      tr.getRange(fdb::KeyRange{prefix + '\x00', prefix + '\xff'}, options).get();
+  const fdb::RangeResult rows = tr.getRange(keyspace::prefixRange(prefix), options).get();
   const fdb::Bytes versionKey = prefix + fdb::Tuple{kRecordVersionSuffix}.pack();
   return std::any_of(rows.rows.begin(), rows.rows.end(),
                      [&](const fdb::KeyValueRef& row) { return row.key != versionKey; });
@@ -347,9 +307,8 @@ bool RecordStore::deleteRecord(const fdb::Tuple& primaryKey) {
     const RecordType* oldType = nullptr;
     std::unique_ptr<google::protobuf::Message> oldMessage =
         store::deserializeRecord(state, old->rawRecord, oldType);
-    store::updateIndexes(state, primaryKey,
-                         store::IndexedRecord{oldMessage.get(), oldType, old->version},
-                         store::IndexedRecord{});
+    store::updateIndexes(state, primaryKey, IndexedRecord{oldMessage.get(), oldType, old->version},
+                         IndexedRecord{});
   }
   SplitSaveOptions split = state.splitSaveOptions();
   split.clearBasedOnPreviousSizeInfo = true;
@@ -379,27 +338,16 @@ void RecordStore::deleteRecordsWhere(const fdb::Tuple& prefix) {
     deleteAllRecords();
     return;
   }
-  // Every index that holds entries must be clearable by the same prefix: its first columns
-  // are the primary key's first columns, for every record type it covers.
-  std::vector<const StoreIndex*> clearable;
-  for (const StoreIndex& storeIndex : state.indexes) {
-    const Index& index = *storeIndex.index;
-    const std::vector<KeyExpression> indexColumns =
-        index.rootExpression().normalizeKeyForPositions();
-    bool matches = indexColumns.size() >= prefix.size();
-    for (const RecordType* type : state.metaData.recordTypesForIndex(index)) {
-      const std::vector<KeyExpression> keyColumns = type->primaryKey().normalizeKeyForPositions();
-      if (keyColumns.size() < prefix.size()) matches = false;
-      for (size_t i = 0; matches && i < prefix.size(); ++i) {
-        matches = indexColumns[i].matchesColumn(keyColumns[i]);
-      }
-    }
-    if (!matches) {
+  // Every index that holds entries must be clearable by the same prefix.
+  std::vector<StoreIndex*> clearable;
+  for (StoreIndex& storeIndex : state.indexes) {
+    IndexMaintainer& maintainer = state.maintainer(storeIndex);
+    std::optional<std::string> cannot = maintainer.cannotDeleteWhere(prefix);
+    if (cannot) {
       if (storeIndex.state == IndexState::kDisabled) continue;  // it holds nothing
-      throw DeleteRecordsWhereException(fmt::format(
-          "deleteRecordsWhere({}): index {} ({}) does not start with the primary key's first {} "
-          "column(s), so its entries cannot be deleted by range",
-          describeKey(prefix), index.name(), index.rootExpression().toString(), prefix.size()));
+      throw DeleteRecordsWhereException(fmt::format("deleteRecordsWhere({}): index {} {}",
+                                                    describeKey(prefix), storeIndex.index->name(),
+                                                    *cannot));
     }
     clearable.push_back(&storeIndex);
   }
@@ -409,16 +357,18 @@ void RecordStore::deleteRecordsWhere(const fdb::Tuple& prefix) {
   if (state.oldVersionFormat()) {
     state.context->clearRange(state.legacyVersionSubspace().range(prefix));
   }
-  for (const StoreIndex* storeIndex : clearable) {
-    const fdb::Bytes indexPrefix = storeIndex->subspacePrefix + prefix.pack();
-    state.context->clearRange(indexPrefix + '\x00', indexPrefix + '\xff');
-    const fdb::Bytes violations =
-        store::uniquenessViolationsPrefix(state, *storeIndex->index) + prefix.pack();
-    state.context->clearRange(violations + '\x00', violations + '\xff');
-  }
+  for (StoreIndex* storeIndex : clearable) state.maintainer(*storeIndex).deleteWhere(prefix);
 }
 
 // --- Scans ---
+
+void store::checkScannable(const StoreIndex& storeIndex) {
+  if (!isScannable(storeIndex.state)) {
+    throw ScanNonReadableIndexException(fmt::format("Cannot scan non-readable index {} ({})",
+                                                    storeIndex.index->name(),
+                                                    indexStateName(storeIndex.state)));
+  }
+}
 
 CursorPtr<LoadedRecord> RecordStore::scanRecords(const TupleRange& range,
                                                  const std::optional<fdb::Bytes>& continuation,
@@ -429,58 +379,21 @@ CursorPtr<LoadedRecord> RecordStore::scanRecords(const TupleRange& range,
 CursorPtr<IndexEntry> RecordStore::scanIndex(std::string_view indexName, const TupleRange& range,
                                              const std::optional<fdb::Bytes>& continuation,
                                              const ScanProperties& properties) {
-  const StoreIndex& storeIndex = state_->storeIndex(indexName);
-  if (!isScannable(storeIndex.state)) {
-    throw ScanNonReadableIndexException(fmt::format("Cannot scan non-readable index {} ({})",
-                                                    indexName, indexStateName(storeIndex.state)));
-  }
-  if (storeIndex.index->type() != Index::kValue) {
-    throw RecordCoreArgumentException(
-        fmt::format("index {} has type {}; only value indexes can be scanned here", indexName,
-                    storeIndex.index->type()));
-  }
-  const fdb::Subspace subspace = fdb::Subspace::fromBytes(storeIndex.subspacePrefix);
-  auto inner =
-      std::make_unique<KeyValueCursor>(*state_->context, subspace, range, properties, continuation);
-  return map(CursorPtr<fdb::KeyValueRef>(std::move(inner)),
-             [state = state_, index = storeIndex.index,
-              prefixSize = storeIndex.subspacePrefix.size()](fdb::KeyValueRef&& row) {
-               state->countRead(row.key, row.value);
-               IndexEntry entry;
-               entry.key = fdb::Tuple::unpack(row.key.substr(prefixSize));
-               if (!row.value.empty()) entry.value = fdb::Tuple::unpack(row.value);
-               entry.primaryKey = index->entryPrimaryKey(entry.key);
-               return entry;
-             });
+  StoreIndex& storeIndex = state_->storeIndex(indexName);
+  store::checkScannable(storeIndex);
+  return state_->maintainer(storeIndex)
+      .scan(IndexScanType::kByValue, range, continuation, properties);
 }
 
 CursorPtr<FetchedRecord> RecordStore::scanIndexRecords(
     std::string_view indexName, const TupleRange& range,
     const std::optional<fdb::Bytes>& continuation, const ScanProperties& properties,
     IndexFetchMethod method, IndexOrphanBehavior orphanBehavior, size_t pipelineSize) {
-  IndexScanFacts facts = indexScanFacts(indexName);
-  if (facts.index->type() != Index::kValue) {
-    throw RecordCoreArgumentException(fmt::format(
-        "index {} has type {}; only value indexes fetch records", indexName, facts.index->type()));
-  }
-  if (facts.oldVersionFormat && state_->metaData.storeRecordVersions()) {
-    throw RecordCoreException(fmt::format(
-        "index {}: fetching records of a store that keeps versions in the old format (8, pk) "
-        "is not supported; scan the index and load each record instead",
-        indexName));
-  }
-  IndexScanSpec spec;
-  spec.storePrefix = std::move(facts.storePrefix);
-  spec.recordsSubspace = std::move(facts.recordsSubspace);
-  spec.indexSubspace = std::move(facts.indexSubspace);
-  spec.entryPrimaryKeyPositions =
-      std::make_shared<const std::vector<int>>(std::move(facts.entryPrimaryKeyPositions));
-  spec.splitLongRecords = facts.splitLongRecords;
-  spec.omitUnsplitSuffix = facts.omitUnsplitRecordSuffix;
-  spec.log = state_->options.logger;
+  StoreIndex& storeIndex = state_->storeIndex(indexName);
+  store::checkScannable(storeIndex);
   CursorPtr<IndexedRawRecord> raw =
-      rl::scanIndexRecords(*state_->context, spec, range, continuation, properties, method,
-                           orphanBehavior, pipelineSize);
+      state_->maintainer(storeIndex)
+          .scanRecords(range, continuation, properties, method, orphanBehavior, pipelineSize);
   return map(std::move(raw),
              [state = state_, arenas = store::RecordArenas()](IndexedRawRecord&& row) mutable {
                FetchedRecord fetched{std::move(row.entry), std::nullopt};
@@ -501,45 +414,13 @@ CursorPtr<FetchedRecord> RecordStore::scanIndexRecords(
              });
 }
 
-IndexScanFacts RecordStore::indexScanFacts(std::string_view indexName) const {
-  const StoreIndex& storeIndex = state_->storeIndex(indexName);
-  if (!isScannable(storeIndex.state)) {
-    throw ScanNonReadableIndexException(fmt::format("Cannot scan non-readable index {} ({})",
-                                                    indexName, indexStateName(storeIndex.state)));
-  }
-  const Index& index = *storeIndex.index;
-  IndexScanFacts facts;
-  facts.index = &index;
-  facts.storePrefix = state_->subspace().key();
-  facts.recordsSubspace = state_->recordsSubspace;
-  facts.indexSubspace = fdb::Subspace::fromBytes(storeIndex.subspacePrefix);
-  if (state_->oldVersionFormat()) facts.legacyVersionSubspace = state_->legacyVersionSubspace();
-  facts.columnSize = index.columnSize();
-  facts.commonPrimaryKeyLength =
-      RecordMetaData::commonPrimaryKeyLength(state_->metaData.recordTypesForIndex(index));
-  // Where each primary-key column sits in an entry (Java's Index.getEntryPrimaryKeyPositions).
-  if (facts.commonPrimaryKeyLength > 0) {
-    const std::optional<std::vector<int>>& positions = index.primaryKeyComponentPositions();
-    int next = facts.columnSize;
-    for (int i = 0; i < facts.commonPrimaryKeyLength; ++i) {
-      const int position =
-          positions && static_cast<size_t>(i) < positions->size() ? (*positions)[i] : -1;
-      facts.entryPrimaryKeyPositions.push_back(position >= 0 ? position : next++);
-    }
-  }
-  facts.splitLongRecords = state_->metaData.splitLongRecords();
-  facts.omitUnsplitRecordSuffix = state_->omitUnsplitRecordSuffix;
-  facts.oldVersionFormat = state_->oldVersionFormat();
-  return facts;
-}
-
 std::vector<fdb::Tuple> RecordStore::uniquenessViolations(std::string_view indexName) {
   const StoreIndex& storeIndex = state_->storeIndex(indexName);
   const fdb::Bytes prefix = store::uniquenessViolationsPrefix(*state_, *storeIndex.index);
   std::vector<fdb::Tuple> primaryKeys;
   const int keyColumns = storeIndex.index->columnSize();
-  for (const fdb::KeyValue& row : state_->context->transaction().getRangeAll(
-           fdb::KeyRange{prefix + '\x00', prefix + '\xff'})) {
+  for (const fdb::KeyValue& row :
+       state_->context->transaction().getRangeAll(keyspace::prefixRange(prefix))) {
     const fdb::Tuple key = fdb::Tuple::unpack(std::string_view(row.key).substr(prefix.size()));
     fdb::Tuple primaryKey;
     for (size_t i = static_cast<size_t>(keyColumns); i < key.size(); ++i) primaryKey.append(key[i]);

@@ -6,11 +6,11 @@
 #include <chrono>
 
 #include "fdb/error.h"
+#include "rl/index/index_maintainer_registry.h"
 #include "rl/metadata_exception.h"
 #include "rl/record_store.h"
 #include "rl/store/keyspace.h"
 #include "rl/store/record_store_state.h"
-#include "rl/store/value_index.h"
 
 namespace rl {
 using namespace store;  // NOLINT: this file implements parts of it
@@ -35,13 +35,18 @@ void setUpMessageFactory(RecordStore::State& state) {
 }
 
 // The store's view of each index (which indexes cover which record type is the metadata's,
-// worked out once when it was built).
+// worked out once when it was built), with its type's maintainer factory, which validates
+// it. MetaDataException for an index of a type no factory is registered for, or one its
+// type cannot maintain.
 void setUpIndexes(RecordStore::State& state) {
   const std::vector<std::shared_ptr<const Index>>& indexes = state.metaData.allIndexes();
+  const IndexMaintainerRegistry& registry = IndexMaintainerRegistry::instance();
   state.indexes.reserve(indexes.size());
   for (const auto& index : indexes) {
     StoreIndex storeIndex;
     storeIndex.index = index;
+    storeIndex.factory = registry.factoryFor(*index);
+    storeIndex.factory->validate(*index, state.metaData);
     storeIndex.subspacePrefix = keyspace::childKey(state.prefix(), keyspace::kIndex);
     fdb::Tuple{index->subspaceKey()}.packInto(storeIndex.subspacePrefix);
     state.indexes.push_back(std::move(storeIndex));
@@ -50,17 +55,12 @@ void setUpIndexes(RecordStore::State& state) {
 
 // Parses an index state value, Tuple(code).
 IndexState parseIndexState(std::string_view name, std::string_view value) {
-  int64_t code = -1;
-  try {
-    const fdb::Tuple tuple = fdb::Tuple::unpack(value);
-    if (tuple.size() == 1) code = tuple.getInt(0);
-  } catch (const fdb::Error&) {
-  }
-  if (code < 0 || code > static_cast<int64_t>(IndexState::kWriteOnlyWithQueue)) {
+  const std::optional<IndexState> state = decodeIndexState(value);
+  if (!state) {
     throw RecordCoreStorageException(
         fmt::format("index {} has an unknown state value {}", name, fdb::printable(value)));
   }
-  return static_cast<IndexState>(code);
+  return *state;
 }
 
 // Whether the first key of a store without a header may be tolerated (spec §1.2).
@@ -108,13 +108,9 @@ int64_t countRecords(RecordStore::State& state, int64_t limit) {
   ExecuteProperties execute;
   execute.returnedRowLimit = static_cast<int>(limit + 1);
   execute.isolation = IsolationLevel::kSnapshot;
-  RecordScanLayout layout;
-  layout.splitLongRecords = state.metaData.splitLongRecords();
-  layout.omitUnsplitSuffix = state.omitUnsplitRecordSuffix;
-  layout.oldVersionFormat = state.oldVersionFormat();
   CursorPtr<RawRecord> cursor =
       scanRawRecords(*state.context, state.recordsSubspace, TupleRange::all(),
-                     ScanProperties(execute), std::nullopt, layout);
+                     ScanProperties(execute), std::nullopt, recordScanLayout(state));
   int64_t count = 0;
   while (cursor->next().hasValue()) ++count;
   return count;
@@ -134,6 +130,17 @@ void removeFormerIndex(RecordStore::State& state, const FormerIndex& former) {
 }
 
 }  // namespace
+
+std::optional<IndexState> store::decodeIndexState(std::string_view value) {
+  int64_t code = -1;
+  try {
+    const fdb::Tuple tuple = fdb::Tuple::unpack(value);
+    if (tuple.size() == 1) code = tuple.getInt(0);
+  } catch (const fdb::Error&) {
+  }
+  if (code < 0 || code > static_cast<int64_t>(IndexState::kWriteOnlyWithQueue)) return std::nullopt;
+  return static_cast<IndexState>(code);
+}
 
 void store::writeIndexState(RecordStore::State& state, StoreIndex& storeIndex,
                             IndexState newState) {
@@ -509,9 +516,7 @@ bool store::markIndexReadable(RecordStore::State& state, StoreIndex& storeIndex)
     options.limit = 1;
     const fdb::Bytes prefix = uniquenessViolationsPrefix(state, *storeIndex.index);
     const fdb::RangeResult violations =
-        state.context->transaction()
-            .getRange(fdb::KeyRange{prefix + '\x00', prefix + '\xff'}, options)
-            .get();
+        state.context->transaction().getRange(keyspace::prefixRange(prefix), options).get();
     if (!violations.rows.empty()) {
       throw IndexNotBuiltException(
           fmt::format("Uniqueness violations found for index {}: it cannot be marked readable",
@@ -535,14 +540,10 @@ void store::rebuildIndex(RecordStore::State& state, StoreIndex& storeIndex) {
   clearIndexData(state, index);
   // Built as a write-only index: uniqueness violations are recorded, not thrown.
   writeIndexState(state, storeIndex, IndexState::kWriteOnly);
-  const size_t position = static_cast<size_t>(&storeIndex - state.indexes.data());
   CursorPtr<LoadedRecord> records =
       scanLoadedRecords(state, TupleRange::all(), std::nullopt, ScanProperties());
   for (auto result = records->next(); result.hasValue(); result = records->next()) {
-    LoadedRecord& record = result.value();
-    if (!indexCovers(state, position, *record.recordType)) continue;
-    updateIndex(state, storeIndex, record.primaryKey, IndexedRecord{},
-                IndexedRecord{record.record.get(), record.recordType, record.version});
+    indexRecord(state, storeIndex, result.value());
   }
   try {
     markIndexReadable(state, storeIndex);

@@ -13,6 +13,7 @@
 
 #include "fdb/subspace.h"
 #include "fdb/types.h"
+#include "rl/index/index_maintainer.h"
 #include "rl/record/record_serializer.h"
 #include "rl/record/split_helper.h"
 #include "rl/record_store.h"
@@ -25,6 +26,10 @@ struct StoreIndex {
   std::shared_ptr<const Index> index;
   fdb::Bytes subspacePrefix;  // P+(2, sk) packed
   IndexState state = IndexState::kReadable;
+  // Its type's factory, found in the registry when the store opened.
+  std::shared_ptr<const IndexMaintainerFactory> factory;
+  // Made by `factory` when first asked for (State::maintainer).
+  std::unique_ptr<IndexMaintainer> maintainer;
 };
 
 // Adds the time until it goes out of scope to `nanos` when `on` (timeOperations).
@@ -108,6 +113,10 @@ struct RecordStore::State : std::enable_shared_from_this<RecordStore::State> {
   // The indexes covering `type` (positions in `indexes`). RecordCoreArgumentException when
   // `type` is not one of the store's metadata.
   const std::vector<size_t>& indexesFor(const RecordType& type) const;
+  // Whether `index` (one of `indexes`) covers records of `type`.
+  bool covers(const StoreIndex& index, const RecordType& type) const;
+  // The maintainer of `index` (one of `indexes`), made on first use.
+  IndexMaintainer& maintainer(StoreIndex& index);
 
   void log(std::string_view message) const {
     if (options.logger) options.logger(message);
@@ -122,21 +131,38 @@ struct RecordStore::State : std::enable_shared_from_this<RecordStore::State> {
   }
 };
 
+// How the library's own code reaches the state of a RecordStore it is handed.
+struct RecordStoreAccess {
+  static RecordStore::State& state(const RecordStore& store) { return *store.state_; }
+};
+
 namespace store {
 
+// Throws ScanNonReadableIndexException unless the index is READABLE or
+// READABLE_UNIQUE_PENDING.
+void checkScannable(const StoreIndex& storeIndex);
+
+// An index state value, Tuple(code), decoded; nullopt when it is not one.
+std::optional<IndexState> decodeIndexState(std::string_view value);
 // Writes (or, for READABLE, clears) the index's state key, with a read conflict on it.
 void writeIndexState(RecordStore::State& state, StoreIndex& storeIndex, IndexState newState);
 // Clears the index's entries and its other per-index data.
 void clearIndexData(RecordStore::State& state, const Index& index);
 // Marks the index readable if it has no uniqueness violations (IndexNotBuiltException).
 bool markIndexReadable(RecordStore::State& state, StoreIndex& storeIndex);
+// Updates every maintained (not DISABLED) index covering either side of the change of the
+// record `primaryKey` from `before` to `after`, through its maintainer.
+void updateIndexes(RecordStore::State& state, const fdb::Tuple& primaryKey,
+                   const IndexedRecord& before, const IndexedRecord& after);
+// Indexes `record` in `index` as the save of a new record would (index builds); false when
+// the index does not cover its type.
+bool indexRecord(RecordStore::State& state, StoreIndex& index, const LoadedRecord& record);
+// The uniqueness-violation subspace key P+(7, sk) packed.
+fdb::Bytes uniquenessViolationsPrefix(const RecordStore::State& state, const Index& index);
 // Clears the index, indexes every record, marks it readable (or leaves it WRITE_ONLY with
 // its uniqueness violations recorded).
 void rebuildIndex(RecordStore::State& state, StoreIndex& storeIndex);
 
-// A new empty message of `type` from the store's message factory.
-std::unique_ptr<google::protobuf::Message> newMessage(const RecordStore::State& state,
-                                                      const RecordType& type);
 // Stored record bytes (maybe compressed) into a new message; returns its type.
 std::unique_ptr<google::protobuf::Message> deserializeRecord(RecordStore::State& state,
                                                              std::string_view stored,

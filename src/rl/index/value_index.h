@@ -1,0 +1,47 @@
+// VALUE index maintenance (spec §4.2): an index's entries for a record are its root
+// expression's keys, each stored at P+(2, sk) + (index columns..., trimmed primary key...)
+// with the value columns (a KeyWithValue root's tail) packed as the value. A save diffs the
+// old record's entries against the new one's: entries common to both are left alone, the
+// old ones cleared, the new ones set (unique indexes checked first).
+//
+// The VALUE maintainer is registered under "value" in the IndexMaintainerRegistry
+// (index_maintainer_registry.h); its check (value_index_check.cc) verifies an index's entries
+// against the records for the store checker.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include <google/protobuf/message.h>
+
+#include "fdb/bytes.h"
+#include "fdb/tuple.h"
+#include "rl/index.h"
+#include "rl/index/index_check.h"
+#include "rl/index/index_maintainer.h"
+#include "rl/record_type.h"
+#include "rl/record_version.h"
+
+namespace rl {
+
+// The factory of VALUE index maintainers.
+std::shared_ptr<const IndexMaintainerFactory> valueIndexMaintainerFactory();
+
+// The entries `index` has for `record` of `type`.
+std::vector<EvaluatedIndexEntry> evaluateValueIndex(const Index& index, const RecordType& type,
+                                                    const google::protobuf::Message& record,
+                                                    const std::optional<RecordVersion>& version);
+
+// An entry's key: `indexPrefix` P+(2, sk), then the index columns, then the trimmed primary
+// key.
+fdb::Bytes valueIndexEntryKey(std::string_view indexPrefix, const fdb::Tuple& key,
+                              const fdb::Tuple& trimmedPrimaryKey);
+// An entry's value: its value columns packed, or nothing when there are none.
+fdb::Bytes valueIndexEntryValue(const EvaluatedIndexEntry& entry);
+
+// The store checker's check of a VALUE index (value_index_check.cc).
+std::unique_ptr<IndexCheck> makeValueIndexCheck(const IndexCheckTarget& target);
+
+}  // namespace rl
