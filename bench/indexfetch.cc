@@ -34,12 +34,12 @@
 #include "fdb/database.h"
 #include "fdb/subspace.h"
 #include "fdb/tuple.h"
-#include "rl/cursor.h"
-#include "rl/index_fetch_method.h"
-#include "rl/record_context.h"
-#include "rl/record_store.h"
-#include "rl/store_location.h"
-#include "rl/tuple_range.h"
+#include "rl/context/record_context.h"
+#include "rl/cursor/cursor.h"
+#include "rl/cursor/tuple_range.h"
+#include "rl/index/index_fetch_method.h"
+#include "rl/store/record_store.h"
+#include "rl/store/store_location.h"
 #include "rl_bench_util.h"
 
 namespace rl::bench {

@@ -35,10 +35,10 @@
 #include "bench_records.pb.h"
 #include "fdb/database.h"
 #include "fdb/types.h"
-#include "rl/index.h"
-#include "rl/key_expression.h"
-#include "rl/metadata.h"
-#include "rl/metadata_builder.h"
+#include "rl/metadata/index.h"
+#include "rl/metadata/key_expression.h"
+#include "rl/metadata/metadata.h"
+#include "rl/metadata/metadata_builder.h"
 
 namespace rl::bench {
 

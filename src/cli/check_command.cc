@@ -20,7 +20,7 @@
 #include "fdb/tuple.h"
 #include "fdb/tuple_text.h"
 #include "printable.h"
-#include "rl/store_checker.h"
+#include "rl/store/store_checker.h"
 #include "store.h"
 #include "table.h"
 

@@ -23,8 +23,8 @@
 #include "fdb/error.h"
 #include "fdb/tuple_text.h"
 #include "progress.h"
-#include "rl/online_indexer.h"
-#include "rl/record_store.h"
+#include "rl/store/online_indexer.h"
+#include "rl/store/record_store.h"
 #include "store.h"
 #include "table.h"
 

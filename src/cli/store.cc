@@ -8,8 +8,8 @@
 #include <google/protobuf/util/json_util.h>
 
 #include "fdb/tuple_text.h"
-#include "rl/metadata_store.h"
-#include "rl/record_context.h"
+#include "rl/context/record_context.h"
+#include "rl/store/metadata_store.h"
 #include "tuple_argument.h"
 
 namespace rl::cli {

@@ -25,8 +25,8 @@
 #include "fdb/bytes.h"
 #include "fdb/database.h"
 #include "fdb/tuple.h"
-#include "rl/metadata.h"
-#include "rl/store_location.h"
+#include "rl/metadata/metadata.h"
+#include "rl/store/store_location.h"
 
 namespace google::protobuf {
 class Message;

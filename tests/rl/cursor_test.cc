@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "fdb/database.h"
-#include "rl/cursor.h"
-#include "rl/key_value_cursor.h"
-#include "rl/record_context.h"
+#include "rl/context/record_context.h"
+#include "rl/cursor/cursor.h"
+#include "rl/cursor/key_value_cursor.h"
 #include "test_database.h"
 
 namespace {

@@ -16,12 +16,12 @@
 #include "rl/index/index_check.h"
 #include "rl/index/index_maintainer_registry.h"
 #include "rl/index/value_index.h"
-#include "rl/key_expression.h"
-#include "rl/metadata_builder.h"
-#include "rl/metadata_exception.h"
-#include "rl/online_indexer.h"
+#include "rl/metadata/key_expression.h"
+#include "rl/metadata/metadata_builder.h"
+#include "rl/metadata/metadata_exception.h"
+#include "rl/store/online_indexer.h"
 #include "rl/store/record_store_state.h"
-#include "rl/store_checker.h"
+#include "rl/store/store_checker.h"
 
 namespace rl::store_test {
 namespace {

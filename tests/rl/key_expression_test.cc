@@ -11,8 +11,8 @@
 
 #include "fdb/bytes.h"
 #include "fdb/tuple.h"
-#include "rl/key_expression.h"
-#include "rl/metadata_exception.h"
+#include "rl/metadata/key_expression.h"
+#include "rl/metadata/metadata_exception.h"
 #include "test_records.pb.h"
 
 namespace {

@@ -12,8 +12,8 @@
 #include "fdb/database.h"
 #include "fdb/subspace.h"
 #include "fdb/tuple.h"
-#include "rl/key_value_cursor.h"
-#include "rl/record_context.h"
+#include "rl/context/record_context.h"
+#include "rl/cursor/key_value_cursor.h"
 #include "rl/record_core_exception.h"
 #include "test_database.h"
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "record_store_test_util.h"
-#include "rl/proto_schema_loader.h"
+#include "rl/metadata/proto_schema_loader.h"
 
 namespace rl::store_test {
 namespace {

@@ -1,6 +1,6 @@
 // The metadata store: round trips, history, the version rule, golden keys, split metadata,
 // and two processes (two Database handles on one named database) sharing one version.
-#include "rl/metadata_store.h"
+#include "rl/store/metadata_store.h"
 
 #include <gtest/gtest.h>
 
@@ -9,9 +9,9 @@
 
 #include "fdb/database.h"
 #include "fdb/error.h"
-#include "rl/metadata_builder.h"
-#include "rl/metadata_exception.h"
-#include "rl/record_store.h"
+#include "rl/metadata/metadata_builder.h"
+#include "rl/metadata/metadata_exception.h"
+#include "rl/store/record_store.h"
 #include "store_test_records.pb.h"
 #include "test_database.h"
 

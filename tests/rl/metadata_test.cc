@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "rl/metadata.h"
-#include "rl/metadata_builder.h"
-#include "rl/metadata_exception.h"
+#include "rl/metadata/metadata.h"
+#include "rl/metadata/metadata_builder.h"
+#include "rl/metadata/metadata_exception.h"
 #include "test_records.pb.h"
 #include "union_by_usage.pb.h"
 

@@ -2,7 +2,7 @@
 // (or WRITE_ONLY) is built in budgeted transactions, its progress in the range set at
 // P+(6, sk), resumed by a later run, kept right under concurrent saves and failed commits, then
 // marked READABLE, and checked clean by the store checker.
-#include "rl/online_indexer.h"
+#include "rl/store/online_indexer.h"
 
 #include <gtest/gtest.h>
 
@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "record_store_test_util.h"
-#include "rl/key_expression.h"
-#include "rl/metadata_builder.h"
+#include "rl/metadata/key_expression.h"
+#include "rl/metadata/metadata_builder.h"
 #include "rl/record_core_exception.h"
-#include "rl/store_checker.h"
+#include "rl/store/store_checker.h"
 #include "test_database.h"
 
 namespace rl::store_test {

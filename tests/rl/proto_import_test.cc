@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "rl/metadata.h"
-#include "rl/metadata_builder.h"
-#include "rl/metadata_exception.h"
-#include "rl/proto_schema_loader.h"
+#include "rl/metadata/metadata.h"
+#include "rl/metadata/metadata_builder.h"
+#include "rl/metadata/metadata_exception.h"
+#include "rl/metadata/proto_schema_loader.h"
 #include "test_records.pb.h"
 
 namespace {

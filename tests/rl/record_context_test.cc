@@ -7,9 +7,9 @@
 
 #include "fdb/bytes.h"
 #include "fdb/database.h"
-#include "rl/record_context.h"
+#include "rl/context/record_context.h"
+#include "rl/record/record_version.h"
 #include "rl/record_core_exception.h"
-#include "rl/record_version.h"
 #include "test_database.h"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "record_store_test_util.h"
-#include "rl/index_fetch_method.h"
+#include "rl/index/index_fetch_method.h"
 
 namespace rl::store_test {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "record_store_test_util.h"
-#include "rl/metadata_builder.h"
+#include "rl/metadata/metadata_builder.h"
 
 namespace rl::store_test {
 namespace {

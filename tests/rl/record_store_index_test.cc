@@ -4,7 +4,7 @@
 
 #include "record_store_test_util.h"
 #include "rl/index/index_scan_facts.h"
-#include "rl/metadata_builder.h"
+#include "rl/metadata/metadata_builder.h"
 
 namespace rl::store_test {
 namespace {

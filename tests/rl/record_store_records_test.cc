@@ -5,8 +5,8 @@
 #include <google/protobuf/descriptor.h>
 
 #include "record_store_test_util.h"
-#include "rl/metadata_builder.h"
-#include "rl/proto_schema_loader.h"
+#include "rl/metadata/metadata_builder.h"
+#include "rl/metadata/proto_schema_loader.h"
 
 namespace rl::store_test {
 namespace {

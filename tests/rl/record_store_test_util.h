@@ -10,9 +10,9 @@
 
 #include "fdb/database.h"
 #include "fdb/tuple.h"
-#include "rl/metadata_builder.h"
-#include "rl/record_context.h"
-#include "rl/record_store.h"
+#include "rl/context/record_context.h"
+#include "rl/metadata/metadata_builder.h"
+#include "rl/store/record_store.h"
 #include "store_test_records.pb.h"
 #include "test_database.h"
 

@@ -6,8 +6,8 @@
 
 #include "fdb/bytes.h"
 #include "fdb/tuple.h"
+#include "rl/record/record_version.h"
 #include "rl/record_core_exception.h"
-#include "rl/record_version.h"
 
 namespace {
 

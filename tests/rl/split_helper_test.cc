@@ -10,10 +10,10 @@
 #include "fdb/database.h"
 #include "fdb/subspace.h"
 #include "fdb/tuple.h"
+#include "rl/context/record_context.h"
+#include "rl/record/record_version.h"
 #include "rl/record/split_helper.h"
-#include "rl/record_context.h"
 #include "rl/record_core_exception.h"
-#include "rl/record_version.h"
 #include "test_database.h"
 
 namespace {

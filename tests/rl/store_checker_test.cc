@@ -1,6 +1,6 @@
 // The store checker: no problems on healthy stores (small, split, several types, many
 // transactions), and each kind of problem found at its key when injected as raw bad keys.
-#include "rl/store_checker.h"
+#include "rl/store/store_checker.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "record_store_test_util.h"
-#include "rl/metadata_builder.h"
+#include "rl/metadata/metadata_builder.h"
 
 namespace rl::store_test {
 namespace {

@@ -28,9 +28,9 @@
 
 #include "fdb/database.h"
 #include "fdb/tuple.h"
-#include "rl/record_context.h"
-#include "rl/record_store.h"
-#include "rl/store_checker.h"
+#include "rl/context/record_context.h"
+#include "rl/store/record_store.h"
+#include "rl/store/store_checker.h"
 #include "store_test_records.pb.h"
 #include "test_database.h"
 

@@ -1,4 +1,4 @@
-#include "rl/store_location.h"
+#include "rl/store/store_location.h"
 
 #include <gtest/gtest.h>
 

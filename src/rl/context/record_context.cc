@@ -1,4 +1,4 @@
-#include "rl/record_context.h"
+#include "rl/context/record_context.h"
 
 #include <fmt/format.h>
 

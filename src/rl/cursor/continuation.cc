@@ -1,4 +1,4 @@
-#include "rl/cursor.h"
+#include "rl/cursor/cursor.h"
 
 #include "rl/cursor/key_value_continuation.h"
 

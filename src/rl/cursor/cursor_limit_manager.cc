@@ -1,4 +1,4 @@
-#include "rl/cursor_limit_manager.h"
+#include "rl/cursor/cursor_limit_manager.h"
 
 #include "rl/record_core_exception.h"
 

@@ -1,4 +1,4 @@
-#include "rl/execute_properties.h"
+#include "rl/cursor/execute_properties.h"
 
 namespace rl {
 

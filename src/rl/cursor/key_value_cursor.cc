@@ -1,4 +1,4 @@
-#include "rl/key_value_cursor.h"
+#include "rl/cursor/key_value_cursor.h"
 
 #include <limits>
 

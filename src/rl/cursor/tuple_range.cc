@@ -1,4 +1,4 @@
-#include "rl/tuple_range.h"
+#include "rl/cursor/tuple_range.h"
 
 #include <fmt/format.h>
 

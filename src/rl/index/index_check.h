@@ -1,4 +1,4 @@
-// IndexCheck — the store checker's verification of one index (include/rl/store_checker.h),
+// IndexCheck — the store checker's verification of one index (include/rl/store/store_checker.h),
 // made by the index type's IndexMaintainerFactory::createCheck, so that each index type
 // brings its own check. The checker (src/rl/store/checker/) walks the records and asks each
 // index covering a record for the entries it expects (looking them up together); then it
@@ -26,11 +26,11 @@
 #include "fdb/transaction.h"
 #include "fdb/tuple.h"
 #include "fdb/types.h"
-#include "rl/index.h"
-#include "rl/metadata.h"
-#include "rl/record_type.h"
-#include "rl/record_version.h"
-#include "rl/store_checker.h"
+#include "rl/metadata/index.h"
+#include "rl/metadata/metadata.h"
+#include "rl/metadata/record_type.h"
+#include "rl/record/record_version.h"
+#include "rl/store/store_checker.h"
 
 namespace rl {
 

@@ -7,10 +7,10 @@
 #include "fdb/error.h"
 #include "fdb/transaction.h"
 #include "fdb/types.h"
-#include "rl/cursor_limit_manager.h"
-#include "rl/fallback_cursor.h"
+#include "rl/cursor/cursor_limit_manager.h"
+#include "rl/cursor/fallback_cursor.h"
+#include "rl/cursor/key_value_cursor.h"
 #include "rl/index/remote_fetch_mapper.h"
-#include "rl/key_value_cursor.h"
 #include "rl/store/keyspace.h"
 
 namespace rl {

@@ -39,13 +39,13 @@
 #include "fdb/bytes.h"
 #include "fdb/subspace.h"
 #include "fdb/tuple.h"
-#include "rl/cursor.h"
-#include "rl/execute_properties.h"
-#include "rl/index_fetch_method.h"
-#include "rl/raw_index_entry.h"
+#include "rl/context/record_context.h"
+#include "rl/cursor/cursor.h"
+#include "rl/cursor/execute_properties.h"
+#include "rl/cursor/tuple_range.h"
+#include "rl/index/index_fetch_method.h"
+#include "rl/index/raw_index_entry.h"
 #include "rl/record/split_helper.h"
-#include "rl/record_context.h"
-#include "rl/tuple_range.h"
 
 namespace rl {
 

@@ -26,16 +26,16 @@
 #include <google/protobuf/message.h>
 
 #include "fdb/tuple.h"
-#include "rl/cursor.h"
-#include "rl/execute_properties.h"
-#include "rl/index.h"
+#include "rl/cursor/cursor.h"
+#include "rl/cursor/execute_properties.h"
+#include "rl/cursor/tuple_range.h"
 #include "rl/index/index_fetch.h"
-#include "rl/index_fetch_method.h"
-#include "rl/key_expression.h"
-#include "rl/metadata.h"
-#include "rl/record_store.h"
-#include "rl/record_version.h"
-#include "rl/tuple_range.h"
+#include "rl/index/index_fetch_method.h"
+#include "rl/metadata/index.h"
+#include "rl/metadata/key_expression.h"
+#include "rl/metadata/metadata.h"
+#include "rl/record/record_version.h"
+#include "rl/store/record_store.h"
 
 namespace rl {
 

@@ -5,7 +5,7 @@
 #include <mutex>
 
 #include "rl/index/value_index.h"
-#include "rl/metadata_exception.h"
+#include "rl/metadata/metadata_exception.h"
 
 namespace rl {
 

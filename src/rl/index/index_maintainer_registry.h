@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include "rl/index.h"
 #include "rl/index/index_maintainer.h"
+#include "rl/metadata/index.h"
 
 namespace rl {
 

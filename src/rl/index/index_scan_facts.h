@@ -13,8 +13,8 @@
 
 #include "fdb/bytes.h"
 #include "fdb/subspace.h"
-#include "rl/index.h"
-#include "rl/record_store.h"
+#include "rl/metadata/index.h"
+#include "rl/store/record_store.h"
 
 namespace rl {
 

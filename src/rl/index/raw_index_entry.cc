@@ -1,4 +1,4 @@
-#include "rl/raw_index_entry.h"
+#include "rl/index/raw_index_entry.h"
 
 #include <fmt/format.h>
 #include <cstdint>

@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "rl/cursor/key_value_cursor.h"
 #include "rl/index/index_scan_facts.h"
-#include "rl/key_value_cursor.h"
-#include "rl/metadata_exception.h"
-#include "rl/record_store_exception.h"
+#include "rl/metadata/metadata_exception.h"
 #include "rl/store/keyspace.h"
+#include "rl/store/record_store_exception.h"
 #include "rl/store/record_store_state.h"
 
 namespace rl {

@@ -18,11 +18,11 @@
 
 #include "fdb/bytes.h"
 #include "fdb/tuple.h"
-#include "rl/index.h"
 #include "rl/index/index_check.h"
 #include "rl/index/index_maintainer.h"
-#include "rl/record_type.h"
-#include "rl/record_version.h"
+#include "rl/metadata/index.h"
+#include "rl/metadata/record_type.h"
+#include "rl/record/record_version.h"
 
 namespace rl {
 

@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "rl/metadata_exception.h"
+#include "rl/metadata/metadata_exception.h"
 
 namespace rl {
 

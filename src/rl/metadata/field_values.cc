@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "rl/metadata_exception.h"
+#include "rl/metadata/metadata_exception.h"
 
 namespace rl {
 

@@ -1,11 +1,11 @@
-#include "rl/index.h"
+#include "rl/metadata/index.h"
 
 #include <algorithm>
 #include <cctype>
 #include <utility>
 
 #include "fdb/error.h"
-#include "rl/metadata_exception.h"
+#include "rl/metadata/metadata_exception.h"
 
 namespace rl {
 

@@ -1,6 +1,6 @@
 // Building, inspecting and serializing key expressions (evaluation is in
 // key_expression_evaluate.cc).
-#include "rl/key_expression.h"
+#include "rl/metadata/key_expression.h"
 
 #include <google/protobuf/descriptor.h>
 
@@ -10,7 +10,7 @@
 
 #include "rl/metadata/field_values.h"
 #include "rl/metadata/key_expression_node.h"
-#include "rl/metadata_exception.h"
+#include "rl/metadata/metadata_exception.h"
 
 namespace rl {
 

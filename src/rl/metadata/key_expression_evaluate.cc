@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
-#include "rl/key_expression.h"
 #include "rl/metadata/field_values.h"
+#include "rl/metadata/key_expression.h"
 #include "rl/metadata/key_expression_node.h"
-#include "rl/metadata_exception.h"
+#include "rl/metadata/metadata_exception.h"
 
 namespace rl {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "fdb/tuple.h"
-#include "rl/key_expression.h"
+#include "rl/metadata/key_expression.h"
 
 namespace rl {
 

@@ -1,4 +1,4 @@
-#include "rl/metadata.h"
+#include "rl/metadata/metadata.h"
 
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/descriptor.pb.h>
@@ -8,8 +8,8 @@
 #include <string>
 
 #include "rl/metadata/descriptor_pools.h"
-#include "rl/metadata_builder.h"
-#include "rl/metadata_exception.h"
+#include "rl/metadata/metadata_builder.h"
+#include "rl/metadata/metadata_exception.h"
 
 namespace rl {
 

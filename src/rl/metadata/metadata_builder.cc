@@ -1,4 +1,4 @@
-#include "rl/metadata_builder.h"
+#include "rl/metadata/metadata_builder.h"
 
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/dynamic_message.h>
@@ -10,7 +10,7 @@
 
 #include "record_metadata_options.pb.h"
 #include "rl/metadata/descriptor_pools.h"
-#include "rl/metadata_exception.h"
+#include "rl/metadata/metadata_exception.h"
 
 namespace rl {
 

@@ -1,4 +1,4 @@
-#include "rl/proto_schema_loader.h"
+#include "rl/metadata/proto_schema_loader.h"
 
 #include <google/protobuf/compiler/importer.h>
 #include <google/protobuf/descriptor.h>
@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "rl/metadata/descriptor_pools.h"
-#include "rl/metadata_exception.h"
+#include "rl/metadata/metadata_exception.h"
 
 namespace rl {
 

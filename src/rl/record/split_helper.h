@@ -28,12 +28,12 @@
 #include "fdb/subspace.h"
 #include "fdb/tuple.h"
 #include "fdb/types.h"
-#include "rl/cursor.h"
-#include "rl/cursor_limit_manager.h"
-#include "rl/execute_properties.h"
-#include "rl/key_value_cursor.h"
-#include "rl/record_context.h"
-#include "rl/record_version.h"
+#include "rl/context/record_context.h"
+#include "rl/cursor/cursor.h"
+#include "rl/cursor/cursor_limit_manager.h"
+#include "rl/cursor/execute_properties.h"
+#include "rl/cursor/key_value_cursor.h"
+#include "rl/record/record_version.h"
 
 namespace rl {
 

@@ -1,10 +1,10 @@
 // The metadata store: MetaData protos through the split helper (metadata_store.h).
-#include "rl/metadata_store.h"
+#include "rl/store/metadata_store.h"
 
 #include <fmt/format.h>
 
 #include "fdb/error.h"
-#include "rl/metadata_exception.h"
+#include "rl/metadata/metadata_exception.h"
 #include "rl/record/split_helper.h"
 
 namespace rl {

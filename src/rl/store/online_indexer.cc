@@ -1,20 +1,20 @@
 // The online indexer: an index built from the records in budgeted transactions, its progress
 // kept in the index's range set at P+(6, sk) (online_indexer.h).
-#include "rl/online_indexer.h"
+#include "rl/store/online_indexer.h"
 
 #include <fmt/format.h>
 
 #include <optional>
 #include <utility>
 
-#include "rl/cursor.h"
-#include "rl/execute_properties.h"
-#include "rl/index.h"
+#include "rl/cursor/cursor.h"
+#include "rl/cursor/execute_properties.h"
+#include "rl/cursor/tuple_range.h"
+#include "rl/metadata/index.h"
 #include "rl/record_core_exception.h"
-#include "rl/record_store_exception.h"
 #include "rl/store/keyspace.h"
+#include "rl/store/record_store_exception.h"
 #include "rl/store/record_store_state.h"
-#include "rl/tuple_range.h"
 
 namespace rl {
 namespace {

@@ -5,7 +5,7 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/wire_format_lite.h>
 
-#include "rl/record_store_exception.h"
+#include "rl/store/record_store_exception.h"
 
 namespace rl::store {
 

@@ -11,9 +11,9 @@
 #include <google/protobuf/message.h>
 
 #include "fdb/bytes.h"
-#include "rl/metadata.h"
+#include "rl/metadata/metadata.h"
+#include "rl/metadata/record_type.h"
 #include "rl/record/record_serializer.h"
-#include "rl/record_type.h"
 
 namespace rl::store {
 

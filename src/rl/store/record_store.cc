@@ -1,5 +1,5 @@
 // Records: save, load, delete, exists; deleting ranges; scans of records and indexes.
-#include "rl/record_store.h"
+#include "rl/store/record_store.h"
 
 #include <fmt/format.h>
 #include <google/protobuf/descriptor.h>
@@ -7,7 +7,7 @@
 
 #include "fdb/error.h"
 #include "rl/index/index_fetch.h"
-#include "rl/metadata_exception.h"
+#include "rl/metadata/metadata_exception.h"
 #include "rl/store/keyspace.h"
 #include "rl/store/record_codec.h"
 #include "rl/store/record_store_state.h"

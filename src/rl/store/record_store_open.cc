@@ -7,9 +7,9 @@
 
 #include "fdb/error.h"
 #include "rl/index/index_maintainer_registry.h"
-#include "rl/metadata_exception.h"
-#include "rl/record_store.h"
+#include "rl/metadata/metadata_exception.h"
 #include "rl/store/keyspace.h"
+#include "rl/store/record_store.h"
 #include "rl/store/record_store_state.h"
 
 namespace rl {

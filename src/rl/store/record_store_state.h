@@ -16,8 +16,8 @@
 #include "rl/index/index_maintainer.h"
 #include "rl/record/record_serializer.h"
 #include "rl/record/split_helper.h"
-#include "rl/record_store.h"
 #include "rl/store/record_arena.h"
+#include "rl/store/record_store.h"
 
 namespace rl {
 

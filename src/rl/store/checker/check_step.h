@@ -1,4 +1,4 @@
-// The store checker's pieces (include/rl/store_checker.h), sharing one step: the header
+// The store checker's pieces (include/rl/store/store_checker.h), sharing one step: the header
 // check (header_check.cc), the record check (record_check.cc: records, splits, versions, and
 // each record's index entries), and each index's own check, made by its type's maintainer
 // factory (src/rl/index/index_check.h); store_checker.cc runs them in order.
@@ -23,13 +23,13 @@
 #include "fdb/subspace.h"
 #include "fdb/transaction.h"
 #include "fdb/types.h"
+#include "rl/context/record_context.h"
 #include "rl/index/index_check.h"
-#include "rl/metadata.h"
+#include "rl/metadata/metadata.h"
 #include "rl/record/record_serializer.h"
-#include "rl/record_context.h"
-#include "rl/record_store.h"
-#include "rl/store_checker.h"
-#include "rl/store_location.h"
+#include "rl/store/record_store.h"
+#include "rl/store/store_checker.h"
+#include "rl/store/store_location.h"
 
 namespace rl::checker {
 

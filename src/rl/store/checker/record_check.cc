@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "fdb/error.h"
+#include "rl/record/record_version.h"
 #include "rl/record/split_helper.h"
-#include "rl/record_version.h"
 #include "rl/store/checker/check_step.h"
 #include "rl/store/keyspace.h"
 #include "rl/store/record_codec.h"

@@ -1,7 +1,7 @@
 // The store checker: a read-only walk of a record store in budgeted steps (store_checker.h),
 // run piece by piece (check_step.h): the header check, the record check, then each checked
 // index's own check.
-#include "rl/store_checker.h"
+#include "rl/store/store_checker.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

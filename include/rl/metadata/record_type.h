@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "fdb/tuple.h"
-#include "rl/index.h"
-#include "rl/key_expression.h"
+#include "rl/metadata/index.h"
+#include "rl/metadata/key_expression.h"
 
 namespace google::protobuf {
 class Descriptor;

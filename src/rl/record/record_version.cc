@@ -1,4 +1,4 @@
-#include "rl/record_version.h"
+#include "rl/record/record_version.h"
 
 #include <fmt/format.h>
 #include <algorithm>

@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-#include "rl/metadata.h"
+#include "rl/metadata/metadata.h"
 
 namespace google::protobuf {
 class FileDescriptor;

@@ -26,7 +26,7 @@
 
 #include "fdb/tuple.h"
 #include "record_metadata.pb.h"
-#include "rl/key_expression.h"
+#include "rl/metadata/key_expression.h"
 
 namespace rl {
 

@@ -29,9 +29,9 @@
 #include <vector>
 
 #include "record_metadata.pb.h"
-#include "rl/index.h"
-#include "rl/key_expression.h"
-#include "rl/record_type.h"
+#include "rl/metadata/index.h"
+#include "rl/metadata/key_expression.h"
+#include "rl/metadata/record_type.h"
 
 namespace google::protobuf {
 class Descriptor;

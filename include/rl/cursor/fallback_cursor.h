@@ -24,8 +24,8 @@
 
 #include "fdb/bytes.h"
 #include "fdb/error.h"
-#include "rl/cursor.h"
-#include "rl/index_fetch_method.h"
+#include "rl/cursor/cursor.h"
+#include "rl/index/index_fetch_method.h"
 
 namespace rl {
 

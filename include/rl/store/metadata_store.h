@@ -28,9 +28,9 @@
 #include <optional>
 
 #include "fdb/subspace.h"
-#include "rl/metadata.h"
-#include "rl/record_context.h"
-#include "rl/store_location.h"
+#include "rl/context/record_context.h"
+#include "rl/metadata/metadata.h"
+#include "rl/store/store_location.h"
 
 namespace rl {
 

@@ -37,12 +37,12 @@
 #include "fdb/key_selector.h"
 #include "fdb/subspace.h"
 #include "fdb/types.h"
-#include "rl/batched_range_reader.h"
-#include "rl/cursor.h"
-#include "rl/cursor_limit_manager.h"
-#include "rl/execute_properties.h"
-#include "rl/record_context.h"
-#include "rl/tuple_range.h"
+#include "rl/context/record_context.h"
+#include "rl/cursor/batched_range_reader.h"
+#include "rl/cursor/cursor.h"
+#include "rl/cursor/cursor_limit_manager.h"
+#include "rl/cursor/execute_properties.h"
+#include "rl/cursor/tuple_range.h"
 
 namespace rl {
 

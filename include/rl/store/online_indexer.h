@@ -37,10 +37,10 @@
 #include <string>
 
 #include "fdb/database.h"
-#include "rl/metadata.h"
-#include "rl/record_context.h"
-#include "rl/record_store.h"
-#include "rl/store_location.h"
+#include "rl/context/record_context.h"
+#include "rl/metadata/metadata.h"
+#include "rl/store/record_store.h"
+#include "rl/store/store_location.h"
 
 namespace rl {
 

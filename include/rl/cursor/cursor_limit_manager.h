@@ -17,8 +17,8 @@
 #include <memory>
 #include <optional>
 
-#include "rl/cursor.h"
-#include "rl/execute_properties.h"
+#include "rl/cursor/cursor.h"
+#include "rl/cursor/execute_properties.h"
 
 namespace rl {
 

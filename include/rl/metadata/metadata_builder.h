@@ -29,10 +29,10 @@
 #include <string_view>
 #include <vector>
 
-#include "rl/index.h"
-#include "rl/key_expression.h"
-#include "rl/metadata.h"
-#include "rl/proto_schema_loader.h"
+#include "rl/metadata/index.h"
+#include "rl/metadata/key_expression.h"
+#include "rl/metadata/metadata.h"
+#include "rl/metadata/proto_schema_loader.h"
 
 namespace google::protobuf {
 class Descriptor;
