@@ -43,7 +43,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "engine/conflict_history.h"
-#include "engine/durable_store.h"
+#include "engine/durable/durable_store.h"
 #include "engine/fault_injector.h"
 #include "engine/timer.h"
 #include "engine/version_clock.h"

@@ -1,6 +1,6 @@
 #include "engine/engine_address.h"
 
-#include "engine/durable_database.h"
+#include "engine/durable/durable_database.h"
 
 namespace fdb::engine {
 namespace {

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/durable_database.h"
+#include "engine/durable/durable_database.h"
 #include "engine/memory_database.h"
 #include "engine/test_support.h"
 #include "fdb/database.h"
