@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "engine/atomic.h"
+#include "engine/durable/durable_hook.h"
 #include "fdb/error.h"
 
 namespace fdb::engine {
@@ -19,11 +20,6 @@ namespace {
 constexpr int64_t kInitialVersion = 100 * kVersionsPerSecond;
 // How often (in commits) the resolver's history drops versions past the window.
 constexpr int64_t kHistoryCleanupInterval = 1024;
-// Durable mode: a cleared range hiding at most this many base keys clears each of them in
-// memory; a larger one becomes a range tombstone.
-constexpr size_t kMaterializedClearLimit = 256;
-// Durable mode: how often the folder moves versions out of the window into the base.
-constexpr auto kFoldInterval = std::chrono::milliseconds(50);
 
 // The operand of a versionstamped operation with the 10-byte versionstamp of `version` put
 // at the offset its last four bytes name (little-endian), and those four bytes dropped.
@@ -58,52 +54,29 @@ Engine::Engine(std::shared_ptr<VersionClock> clock, const EngineOptions& options
       store_(durable != nullptr),
       latestCommitted_(0),
       commitInFlight_(INT64_MAX),
-      minNextCommit_(0),
-      durable_(std::move(durable)) {
-  if (durable_) {
-    std::lock_guard lock(commitMutex_);
-    int64_t newest = durable_->replayLog([&](int64_t version, std::string_view record) {
-      LogRecord::forEach(record,
-                         [&](LogRecord::Op op, std::string_view key, std::string_view second) {
-                           applyLogged(op, key, second, version);
-                         });
-    });
+      minNextCommit_(0) {
+  if (durable) {
+    durable_ = std::make_unique<DurableHook>(*this, std::move(durable));
     // Versions continue above every durable one, so versionstamps keep increasing.
-    initialVersion_ = std::max(kInitialVersion, newest + 1);
+    initialVersion_ = std::max(kInitialVersion, durable_->recover() + 1);
   }
   latestCommitted_ = wallVersion();
   lastApplied_ = latestCommitted_;
   minNextCommit_ = latestCommitted_ + 1;
-  if (durable_) folder_ = std::thread([this] { foldLoop(); });
+  if (durable_) durable_->startFolder();
 }
 
 Engine::~Engine() {
-  if (!durable_) return;
-  if (exitQuiesced_) return;  // the process is exiting: RocksDB may be gone
-  stopFolder();
-  // No reader is left: everything durable can go into the base, so the next open replays
-  // nothing. A failure leaves the log to the next open's recovery.
-  try {
-    durable_->foldTo(latestCommitted_.load());
-  } catch (const Error&) {
-  }
-}
-
-void Engine::stopFolder() {
-  {
-    std::lock_guard lock(folderMutex_);
-    stopping_ = true;
-  }
-  folderWake_.notify_all();
-  if (folder_.joinable()) folder_.join();
+  if (durable_) durable_->close();
 }
 
 void Engine::quiesceForExit() {
-  if (!durable_) return;
-  stopFolder();
-  durable_->syncLog();
-  exitQuiesced_ = true;
+  if (durable_) durable_->quiesceForExit();
 }
+
+DurableStore* Engine::durableStore() const { return durable_ ? &durable_->store() : nullptr; }
+
+int64_t Engine::foldForTesting() { return durable_->foldForTesting(); }
 
 int64_t Engine::wallVersion() const { return initialVersion_ + clock_->nowMicros(); }
 
@@ -137,6 +110,7 @@ Engine::Reader Engine::read(int64_t version) {
     throw Error(errors::kTransactionTooOld,
                 fmt::format("read version {} is not positive", version));
   }
+  const DurableStore* base = durable_ ? &durable_->store() : nullptr;
   int64_t waitedMicros = 0;
   while (true) {
     // Entered before the age check below, so garbage collection cannot drop what this
@@ -158,13 +132,13 @@ Engine::Reader Engine::read(int64_t version) {
     }
     if (version <= latest) {
       ++readOperations_;
-      return Reader(std::move(guard), &store_, durable_.get(), version);
+      return Reader(std::move(guard), &store_, base, version);
     }
     if (version <= wall) {
       raiseMinNextCommit(version);
       if (commitInFlight_.load() > version) {
         ++readOperations_;
-        return Reader(std::move(guard), &store_, durable_.get(), version);
+        return Reader(std::move(guard), &store_, base, version);
       }
       // A commit that may land at or below this version is being applied: only a version
       // the client chose itself gets here (read versions handed out stay below in-flight
@@ -186,32 +160,55 @@ Engine::Reader Engine::read(int64_t version) {
   }
 }
 
-void Engine::apply(const Mutation& mutation, int64_t version) {
-  switch (mutation.kind) {
-    case Mutation::Kind::kSet: store_.set(mutation.key, mutation.param, version); break;
-    case Mutation::Kind::kClearRange:
-      store_.clearRange(mutation.key, mutation.param, version);
-      break;
-    case Mutation::Kind::kAtomic: {
-      if (mutation.atomicType == MutationType::kSetVersionstampedKey) {
-        store_.set(placeVersionstamp(mutation.key, version), mutation.param, version);
-        break;
-      }
-      if (mutation.atomicType == MutationType::kSetVersionstampedValue) {
-        store_.set(mutation.key, placeVersionstamp(mutation.param, version), version);
-        break;
-      }
-      // Evaluated against the value as of this commit, earlier mutations included.
-      std::optional<Bytes> result =
-          applyAtomicOp(mutation.atomicType, store_.get(mutation.key, version), mutation.param);
-      if (result) {
-        store_.set(mutation.key, *result, version);
-      } else {
-        store_.clear(mutation.key, version);
-      }
-      break;
+// The commit pipeline (docs/engine.md, "The commit pipeline"): every commit runs these
+// stages once, under the commit lock. In durable mode the durable hook adds the log record
+// and the base to the apply stage, and publishes a commit only once a log write holds it.
+int64_t Engine::commit(const CommitRequest& request) {
+  std::unique_lock lock(commitMutex_);
+  if (durable_) durable_->beginCommit();
+  // 1. Announce a lower bound of the version before picking it (see getReadVersion): the
+  // wall version, or the oldest commit applied and still unpublished, which bounds every
+  // version still to come. Withdrawn on every exit.
+  commitInFlight_.store(std::min(firstUnpublished_, wallVersion()));
+  struct Withdraw {  // on a failure; destroyed before `lock`
+    Engine* engine;
+    ~Withdraw() {
+      if (engine != nullptr) engine->commitInFlight_.store(engine->firstUnpublished_);
     }
+  } withdraw{this};
+  // 2. The version: above every commit applied and every version handed to a reader.
+  int64_t version = std::max({minNextCommit_.load(), lastApplied_ + 1, wallVersion()});
+  // 3. Resolve.
+  resolveLocked(request, version);
+  // 4. Apply.
+  applyLocked(request.mutations, version);
+  // 5. Watches.
+  std::vector<WeakPromise<void>> fired;
+  if (!watches_.empty()) {
+    for (const Mutation& mutation : request.mutations) checkWatches(mutation, version, &fired);
   }
+  // 6. Conflict history.
+  for (KeyRangeView range : request.writeConflicts) {
+    history_.add(range.begin, range.end, version);
+  }
+  lastApplied_ = version;
+  ++commits_;
+  // 7. Publish: in memory at once; durable once a log write holds the commit.
+  if (!durable_) {
+    publishLocked(version, INT64_MAX, &fired);
+    withdraw.engine = nullptr;
+    collectGarbageLocked(version);
+    lock.unlock();
+    for (const WeakPromise<void>& promise : fired) promise.setValue();  // callbacks run unlocked
+    return version;
+  }
+  // Hidden until then, behind the oldest unpublished commit; its watches fire with it.
+  if (firstUnpublished_ == INT64_MAX) firstUnpublished_ = version;
+  commitInFlight_.store(firstUnpublished_);
+  withdraw.engine = nullptr;
+  for (WeakPromise<void>& promise : fired) unpublishedWatches_.emplace_back(version, promise);
+  durable_->logAndPublish(lock, version);
+  return version;
 }
 
 void Engine::resolveLocked(const CommitRequest& request, int64_t version) {
@@ -233,39 +230,75 @@ void Engine::resolveLocked(const CommitRequest& request, int64_t version) {
   }
 }
 
-int64_t Engine::commit(const CommitRequest& request) {
-  if (durable_) return commitDurable(request);
-  std::unique_lock lock(commitMutex_);
-  // Announce before picking the version (see getReadVersion); withdrawn on every exit.
-  commitInFlight_.store(wallVersion());
-  struct Withdraw {  // on a failure; destroyed before `lock`
-    std::atomic<int64_t>* inFlight;
-    ~Withdraw() {
-      if (inFlight != nullptr) inFlight->store(INT64_MAX);
-    }
-  } withdraw{&commitInFlight_};
-  int64_t version = std::max({minNextCommit_.load(), latestCommitted_.load() + 1, wallVersion()});
-  resolveLocked(request, version);
-  for (size_t i = 0; i < request.mutations.size(); ++i) {
-    apply(request.mutations[i], version);
+inline void Engine::applyLocked(std::span<const Mutation> mutations, int64_t version) {
+  if (!durable_) {
+    applyEach<false>(mutations, version);
+    return;
+  }
+  try {
+    applyEach<true>(mutations, version);
+  } catch (const Error& e) {
+    // Reading the base failed with the commit half applied: it stays hidden for good, and
+    // the engine takes no more commits.
+    lastApplied_ = version;
+    firstUnpublished_ = std::min(firstUnpublished_, version);
+    durable_->stopCommits(Error(errors::kIoError, fmt::format("the store failed: {}", e.what())));
+    throw;
+  }
+}
+
+template <bool kDurable>
+void Engine::applyEach(std::span<const Mutation> mutations, int64_t version) {
+  for (size_t i = 0; i < mutations.size(); ++i) {
+    apply<kDurable>(mutations[i], version);
     if (applyHook_) applyHook_(i);
   }
-  std::vector<WeakPromise<void>> fired;
-  if (!watches_.empty()) {
-    for (const Mutation& mutation : request.mutations) checkWatches(mutation, version, &fired);
+}
+
+template <bool kDurable>
+void Engine::apply(const Mutation& mutation, int64_t version) {
+  switch (mutation.kind) {
+    case Mutation::Kind::kSet: setLocked<kDurable>(mutation.key, mutation.param, version); break;
+    case Mutation::Kind::kClearRange:
+      if constexpr (kDurable) {
+        durable_->clearRange(mutation.key, mutation.param, version);  // the base's keys too
+      } else {
+        store_.clearRange(mutation.key, mutation.param, version);
+      }
+      break;
+    case Mutation::Kind::kAtomic: {
+      if (mutation.atomicType == MutationType::kSetVersionstampedKey) {
+        setLocked<kDurable>(placeVersionstamp(mutation.key, version), mutation.param, version);
+        break;
+      }
+      if (mutation.atomicType == MutationType::kSetVersionstampedValue) {
+        setLocked<kDurable>(mutation.key, placeVersionstamp(mutation.param, version), version);
+        break;
+      }
+      // Evaluated against the value as of this commit, earlier mutations included.
+      std::optional<Bytes> current = kDurable ? durable_->store().get(store_, mutation.key, version)
+                                              : store_.get(mutation.key, version);
+      std::optional<Bytes> result = applyAtomicOp(mutation.atomicType, current, mutation.param);
+      if (result) {
+        setLocked<kDurable>(mutation.key, *result, version);
+      } else {
+        clearLocked<kDurable>(mutation.key, version);
+      }
+      break;
+    }
   }
-  for (KeyRangeView range : request.writeConflicts) {
-    history_.add(range.begin, range.end, version);
-  }
-  // Published before the announcement is withdrawn: a reader sees one or the other.
-  latestCommitted_.store(version);
-  commitInFlight_.store(INT64_MAX);
-  withdraw.inFlight = nullptr;
-  ++commits_;
-  collectGarbageLocked(version);
-  lock.unlock();
-  for (const WeakPromise<void>& promise : fired) promise.setValue();  // callbacks run unlocked
-  return version;
+}
+
+template <bool kDurable>
+void Engine::setLocked(std::string_view key, std::string_view value, int64_t version) {
+  if constexpr (kDurable) durable_->logSet(key, value);
+  store_.set(key, value, version);
+}
+
+template <bool kDurable>
+void Engine::clearLocked(std::string_view key, int64_t version) {
+  if constexpr (kDurable) durable_->logClear(key);
+  store_.clear(key, version);
 }
 
 void Engine::checkWatches(const Mutation& mutation, int64_t version,
@@ -294,22 +327,24 @@ void Engine::checkWatches(const Mutation& mutation, int64_t version,
   }
 }
 
+void Engine::takePublishedWatchesLocked(int64_t version, std::vector<WeakPromise<void>>* toFire) {
+  std::erase_if(unpublishedWatches_, [&](std::pair<int64_t, WeakPromise<void>>& watch) {
+    if (watch.first > version) return false;
+    toFire->push_back(std::move(watch.second));
+    return true;
+  });
+}
+
 void Engine::armWatch(std::string_view key, std::optional<Bytes> expected,
                       WeakPromise<void> promise) {
   std::unique_lock lock(commitMutex_);
-  if (durable_) {
-    // Judged against every commit applied, published or not: one not yet published fires
-    // the watch when it is.
-    if (valueAt(key, lastApplied_) != expected) {
-      if (lastApplied_ > latestCommitted_.load()) {
-        unpublishedWatches_.emplace_back(lastApplied_, std::move(promise));
-        return;
-      }
-      lock.unlock();
-      promise.setValue();
+  // Judged against every commit applied, published or not: one not yet published (durable
+  // mode) fires the watch when it is.
+  if (valueAt(key, lastApplied_) != expected) {
+    if (lastApplied_ > latestCommitted_.load()) {
+      unpublishedWatches_.emplace_back(lastApplied_, std::move(promise));
       return;
     }
-  } else if (store_.get(key, latestCommitted_.load()) != expected) {
     lock.unlock();
     promise.setValue();
     return;
@@ -367,221 +402,9 @@ EngineStats Engine::stats() const {
       history_.boundaryCount()};
 }
 
-// ---- Durable mode ------------------------------------------------------------------------
-
 std::optional<Bytes> Engine::valueAt(std::string_view key, int64_t version) const {
-  if (durable_) return durable_->get(store_, key, version);
+  if (durable_) return durable_->store().get(store_, key, version);
   return store_.get(key, version);
-}
-
-void Engine::applyLogged(LogRecord::Op op, std::string_view key, std::string_view second,
-                         int64_t version) {
-  switch (op) {
-    case LogRecord::Op::kSet: store_.set(key, second, version); break;
-    case LogRecord::Op::kClear: store_.clear(key, version); break;
-    case LogRecord::Op::kClearRange: {
-      if (key >= second) break;
-      store_.clearRange(key, second, version);  // the keys the store holds
-      // The base's keys: each cleared in memory when there are few, else one tombstone.
-      std::vector<Bytes> baseKeys;
-      if (durable_->baseKeys(key, second, kMaterializedClearLimit, &baseKeys)) {
-        for (const Bytes& baseKey : baseKeys) store_.clear(baseKey, version);
-      } else {
-        store_.addTombstone(key, second, version);
-      }
-      break;
-    }
-  }
-}
-
-void Engine::applyDurable(const Mutation& mutation, int64_t version, LogRecord& record) {
-  switch (mutation.kind) {
-    case Mutation::Kind::kSet:
-      record.set(mutation.key, mutation.param);
-      store_.set(mutation.key, mutation.param, version);
-      break;
-    case Mutation::Kind::kClearRange: {
-      // clear(key) arrives as [key, key\0): one key, no need to look at the base.
-      std::string_view end = mutation.param;
-      bool oneKey = end.size() == mutation.key.size() + 1 && end.back() == '\0' &&
-                    end.starts_with(mutation.key);
-      if (oneKey) {
-        record.clear(mutation.key);
-        applyLogged(LogRecord::Op::kClear, mutation.key, {}, version);
-      } else {
-        record.clearRange(mutation.key, end);
-        applyLogged(LogRecord::Op::kClearRange, mutation.key, end, version);
-      }
-      break;
-    }
-    case Mutation::Kind::kAtomic: {
-      if (mutation.atomicType == MutationType::kSetVersionstampedKey) {
-        Bytes key = placeVersionstamp(mutation.key, version);
-        record.set(key, mutation.param);
-        store_.set(key, mutation.param, version);
-        break;
-      }
-      if (mutation.atomicType == MutationType::kSetVersionstampedValue) {
-        Bytes value = placeVersionstamp(mutation.param, version);
-        record.set(mutation.key, value);
-        store_.set(mutation.key, value, version);
-        break;
-      }
-      std::optional<Bytes> result =
-          applyAtomicOp(mutation.atomicType, valueAt(mutation.key, version), mutation.param);
-      if (result) {
-        record.set(mutation.key, *result);
-        store_.set(mutation.key, *result, version);
-      } else {
-        record.clear(mutation.key);
-        store_.clear(mutation.key, version);
-      }
-      break;
-    }
-  }
-}
-
-int64_t Engine::commitDurable(const CommitRequest& request) {
-  std::unique_lock lock(commitMutex_);
-  if (logFailure_) throw *logFailure_;
-  // Announce (see getReadVersion). Unpublished commits stay hidden behind the oldest of
-  // them, which bounds every version still to come; otherwise this commit's lower bound.
-  commitInFlight_.store(std::min(firstUnpublished_, wallVersion()));
-  struct Withdraw {  // on a failure; destroyed before `lock`
-    Engine* engine;
-    ~Withdraw() {
-      if (engine != nullptr) engine->commitInFlight_.store(engine->firstUnpublished_);
-    }
-  } withdraw{this};
-  int64_t version = std::max({minNextCommit_.load(), lastApplied_ + 1, wallVersion()});
-  resolveLocked(request, version);
-  LogRecord record;
-  try {
-    for (size_t i = 0; i < request.mutations.size(); ++i) {
-      applyDurable(request.mutations[i], version, record);
-      if (applyHook_) applyHook_(i);
-    }
-  } catch (const Error& e) {
-    // Reading the base failed with the commit half applied: it stays hidden for good, and
-    // the engine takes no more commits.
-    lastApplied_ = version;
-    firstUnpublished_ = std::min(firstUnpublished_, version);
-    logFailure_ = Error(errors::kIoError, fmt::format("the store failed: {}", e.what()));
-    throw;
-  }
-  std::vector<WeakPromise<void>> fired;
-  if (!watches_.empty()) {
-    for (const Mutation& mutation : request.mutations) checkWatches(mutation, version, &fired);
-  }
-  for (WeakPromise<void>& promise : fired) unpublishedWatches_.emplace_back(version, promise);
-  for (KeyRangeView range : request.writeConflicts) {
-    history_.add(range.begin, range.end, version);
-  }
-  lastApplied_ = version;
-  if (firstUnpublished_ == INT64_MAX) firstUnpublished_ = version;
-  commitInFlight_.store(firstUnpublished_);
-  withdraw.engine = nullptr;
-  pendingLog_.push_back(LoggedCommit{version, record.release()});
-  ++commits_;
-  // Over the memory budget: every durable version goes to disk at the next fold.
-  bool overBudget = store_.windowBytes() > options_.durable.windowBytes &&
-                    minReadable_.load() < latestCommitted_.load();
-  if (overBudget) minReadable_.store(latestCommitted_.load());
-  collectGarbageLocked(latestCommitted_.load());
-  if (overBudget) folderWake_.notify_one();
-
-  // Group commit: whoever finds no log write under way writes every pending commit (its own
-  // among them) in one durable write; the others wait for it, or lead the next write.
-  while (latestCommitted_.load() < version) {
-    if (logFailure_) throw *logFailure_;
-    if (logWriteInProgress_) {
-      published_.wait(lock);
-      continue;
-    }
-    logWriteInProgress_ = true;
-    std::vector<LoggedCommit> batch;
-    batch.swap(pendingLog_);
-    lock.unlock();
-    std::optional<Error> failure;
-    try {
-      durable_->writeLog(batch);
-    } catch (const Error& e) {
-      failure = e;
-    }
-    lock.lock();
-    logWriteInProgress_ = false;
-    if (failure) {
-      logFailure_ = failure;
-      published_.notify_all();
-      throw *failure;
-    }
-    std::vector<WeakPromise<void>> toFire = publishLocked(batch.back().version);
-    published_.notify_all();
-    throttleLocked(lock);
-    lock.unlock();
-    for (const WeakPromise<void>& promise : toFire) promise.setValue();
-    return version;
-  }
-  throttleLocked(lock);
-  return version;
-}
-
-void Engine::throttleLocked(std::unique_lock<std::mutex>& lock) {
-  const int64_t limit = 2 * options_.durable.windowBytes;
-  while (store_.windowBytes() > limit && !logFailure_) {
-    folderWake_.notify_one();
-    windowRoom_.wait_for(lock, std::chrono::milliseconds(10));
-  }
-}
-
-std::vector<WeakPromise<void>> Engine::publishLocked(int64_t version) {
-  // Published before the announcement moves on: a reader sees one or the other.
-  latestCommitted_.store(version);
-  firstUnpublished_ =
-      lastApplied_ > version && !pendingLog_.empty() ? pendingLog_.front().version : INT64_MAX;
-  commitInFlight_.store(firstUnpublished_);
-  std::vector<WeakPromise<void>> toFire;
-  std::erase_if(unpublishedWatches_, [&](std::pair<int64_t, WeakPromise<void>>& watch) {
-    if (watch.first > version) return false;
-    toFire.push_back(std::move(watch.second));
-    return true;
-  });
-  return toFire;
-}
-
-void Engine::foldOnce() {
-  int64_t target = 0;
-  {
-    std::lock_guard lock(commitMutex_);
-    collectGarbageLocked(latestCommitted_.load());  // moves the epochs and the read floor on
-    target = std::min(store_.readFloor(), latestCommitted_.load());
-  }
-  windowRoom_.notify_all();  // garbage collection may have dropped what a base move allowed
-  if (target <= durable_->baseVersion()) return;
-  durable_->foldTo(target);
-  std::lock_guard lock(commitMutex_);
-  store_.announceBase(target);
-}
-
-void Engine::foldLoop() {
-  std::unique_lock lock(folderMutex_);
-  while (!stopping_) {
-    // Committers held back by the window's budget (throttleLocked) wake it every 10 ms.
-    folderWake_.wait_for(lock, kFoldInterval);
-    if (stopping_) break;
-    lock.unlock();
-    try {
-      foldOnce();
-    } catch (const Error&) {
-      // The log keeps everything not folded; the next round tries again.
-    }
-    lock.lock();
-  }
-}
-
-int64_t Engine::foldForTesting() {
-  for (int i = 0; i < 8; ++i) foldOnce();
-  return durable_->baseVersion();
 }
 
 }  // namespace fdb::engine

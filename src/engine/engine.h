@@ -11,12 +11,15 @@
 //   int64_t v = engine->getReadVersion();
 //   std::optional<fdb::Bytes> value = engine->read(v).get("key");
 //
+// Every commit runs one pipeline (commit(); docs/engine.md, "The commit pipeline"): announce,
+// pick the version, resolve, apply, check watches, record write conflicts, publish.
+//
 // Durable mode (a DurableStore given to the constructor, docs/durable.md): the store keeps
-// only the versions above the disk's base; the engine recovers from the store's log on
-// construction, logs every commit and acknowledges it only once the log write is durable
-// (concurrent commits share one write: group commit), publishes commits to readers in
-// version order only once durable, and a folder thread moves versions that have left the
-// MVCC window into the base.
+// only the versions above the disk's base, and the durable hook (durable/durable_hook.h)
+// plugs into the pipeline: the engine recovers from the store's log on construction, logs
+// every commit and acknowledges it only once the log write is durable (concurrent commits
+// share one write: group commit), publishes commits to readers in version order only once
+// durable, and a folder thread moves versions that have left the MVCC window into the base.
 //
 // Thread-safety: every method may be called from any thread. Commits are serialized (the
 // commit lock); reads take no lock and never wait for a commit: a read version is only
@@ -26,7 +29,6 @@
 #include <array>
 #include <atomic>
 #include <climits>
-#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -38,12 +40,11 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
 #include "engine/conflict_history.h"
-#include "engine/durable_store.h"
+#include "engine/durable/durable_store.h"
 #include "engine/fault_injector.h"
 #include "engine/timer.h"
 #include "engine/version_clock.h"
@@ -55,6 +56,8 @@
 #include "fdb/types.h"
 
 namespace fdb::engine {
+
+class DurableHook;
 
 // One mutation of a commit, in the order the transaction issued it: views of bytes the
 // transaction owns (the engine copies what it keeps).
@@ -306,7 +309,7 @@ class Engine {
   EngineStats stats() const;
 
   // Durable mode (null otherwise): the disk under the engine.
-  DurableStore* durableStore() const { return durable_.get(); }
+  DurableStore* durableStore() const;
   // Durable mode: folds now as far as readers allow (a few steps of the folder's work);
   // returns the base version.
   int64_t foldForTesting();
@@ -319,38 +322,51 @@ class Engine {
   }
 
  private:
+  // The durable hook works on the pipeline's state under the commit lock.
+  friend class DurableHook;
+
   // The version wall time has reached (versions advance ~1e6 per second).
   int64_t wallVersion() const;
   void raiseMinNextCommit(int64_t version);
-  // REQUIRES: commitMutex_ held.
-  void apply(const Mutation& mutation, int64_t version);
-  void collectGarbageLocked(int64_t version);
-  // The resolver, for both commit paths: throws 1007 when the read version is more than the
-  // MVCC window older than `version`, 1020 when a read conflict range meets a later write.
-  // REQUIRES: commitMutex_ held.
-  void resolveLocked(const CommitRequest& request, int64_t version);
-  // The value of `key` at `version` as the writer sees it (memory, then the base).
-  std::optional<Bytes> valueAt(std::string_view key, int64_t version) const;
 
-  // Durable mode.
-  int64_t commitDurable(const CommitRequest& request);
-  // REQUIRES: commitMutex_ held. Applies `mutation` and adds what it did to `record`.
-  void applyDurable(const Mutation& mutation, int64_t version, LogRecord& record);
-  // REQUIRES: commitMutex_ held. Applies one logged mutation.
-  void applyLogged(LogRecord::Op op, std::string_view key, std::string_view second,
-                   int64_t version);
-  // REQUIRES: commitMutex_ held. Makes every commit up to `version` visible; returns the
-  // watches to fire.
-  std::vector<WeakPromise<void>> publishLocked(int64_t version);
-  void foldLoop();
-  void stopFolder();
-  void foldOnce();
-  // REQUIRES: commitMutex_ held by `lock`. Back-pressure: waits while the window holds more
-  // than twice its budget, so memory stays bounded even when folding falls behind.
-  void throttleLocked(std::unique_lock<std::mutex>& lock);
-  // REQUIRES: commitMutex_ held. Moves the watches `mutation` may have fired to `fired`.
+  // The commit pipeline's stages (commit() runs them in order). REQUIRES: commitMutex_ held.
+  // The resolver: throws 1007 when the read version is more than the MVCC window older than
+  // `version`, 1020 when a read conflict range meets a later write.
+  void resolveLocked(const CommitRequest& request, int64_t version);
+  // Applies the mutations at `version`, through the durable hook's log and base in durable
+  // mode. A durable commit that fails here stays hidden and stops the engine's commits.
+  void applyLocked(std::span<const Mutation> mutations, int64_t version);
+  // The one apply routine, compiled for each mode (kDurable: through the durable hook), so
+  // that the in-memory engine's mutations pay nothing for the hook.
+  template <bool kDurable>
+  void applyEach(std::span<const Mutation> mutations, int64_t version);
+  template <bool kDurable>
+  void apply(const Mutation& mutation, int64_t version);
+  template <bool kDurable>
+  void setLocked(std::string_view key, std::string_view value, int64_t version);
+  template <bool kDurable>
+  void clearLocked(std::string_view key, int64_t version);
+  // Moves the watches `mutation` may have fired to `fired`.
   void checkWatches(const Mutation& mutation, int64_t version,
                     std::vector<WeakPromise<void>>* fired);
+  // Makes every commit up to `version` visible to readers; `nextUnpublished` is the oldest
+  // commit applied and still hidden (INT64_MAX: none). Appends to `toFire` the watches that
+  // the newly visible commits fired.
+  // (Here, to be inlined into commit(): the durable hook calls it too.)
+  void publishLocked(int64_t version, int64_t nextUnpublished,
+                     std::vector<WeakPromise<void>>* toFire) {
+    // Published before the announcement moves on: a reader sees one or the other.
+    latestCommitted_.store(version);
+    firstUnpublished_ = nextUnpublished;
+    commitInFlight_.store(nextUnpublished);
+    if (!unpublishedWatches_.empty()) takePublishedWatchesLocked(version, toFire);
+  }
+  // Moves the watches fired by commits at or below `version` from unpublishedWatches_ to
+  // `toFire`.
+  void takePublishedWatchesLocked(int64_t version, std::vector<WeakPromise<void>>* toFire);
+  void collectGarbageLocked(int64_t version);
+  // The value of `key` at `version` as the writer sees it (the window, then the base).
+  std::optional<Bytes> valueAt(std::string_view key, int64_t version) const;
 
   struct Watch {
     std::optional<Bytes> expected;
@@ -371,42 +387,32 @@ class Engine {
   mutable std::mutex commitMutex_;
   VersionedStore store_;
   ConflictHistory history_;  // guarded by commitMutex_
-  // The newest commit applied in full. Written under commitMutex_.
+  // The newest commit published: applied in full (and, durable, logged). Written under
+  // commitMutex_.
   std::atomic<int64_t> latestCommitted_;
   // A lower bound of the version of the commit being applied (INT64_MAX: none): reads at
   // this version or above would have to wait for it, so read versions stay below it.
   std::atomic<int64_t> commitInFlight_;
   // Every version accepted for reading is below this, so later commits stay after it.
   std::atomic<int64_t> minNextCommit_;
+  // Guarded by commitMutex_: the newest commit applied to the store; the oldest applied
+  // commit not yet published (INT64_MAX: none); watches fired by unpublished commits. In
+  // memory a commit is published as it is applied, so these stay latestCommitted_, INT64_MAX
+  // and empty.
+  int64_t lastApplied_ = 0;
+  int64_t firstUnpublished_ = INT64_MAX;
+  std::vector<std::pair<int64_t, WeakPromise<void>>> unpublishedWatches_;
   std::multimap<Bytes, Watch, std::less<>> watches_;  // guarded by commitMutex_
   std::function<void(size_t)> applyHook_;             // guarded by commitMutex_
   std::atomic<int64_t> readOperations_{0};
   int64_t commits_ = 0;
   int64_t conflicts_ = 0;
   int64_t lastHistoryCleanup_ = 0;
-
-  // Durable mode. latestCommitted_ is then the newest commit made durable and visible.
-  std::shared_ptr<DurableStore> durable_;
-  // Guarded by commitMutex_: the newest commit applied to the store; commits applied but
-  // not yet handed to a log write; whether a log write is under way; the oldest applied
-  // commit not yet published (INT64_MAX: none); watches fired by unpublished commits.
-  int64_t lastApplied_ = 0;
-  std::vector<LoggedCommit> pendingLog_;
-  bool logWriteInProgress_ = false;
-  int64_t firstUnpublished_ = INT64_MAX;
-  std::vector<std::pair<int64_t, WeakPromise<void>>> unpublishedWatches_;
-  std::optional<Error> logFailure_;  // a failed log write stops the engine's commits
-  std::condition_variable published_;
-  std::condition_variable windowRoom_;  // the folder freed window memory
   // Reads below this version fail with 1007: the window's memory budget made the base move
   // up early (durable mode; 0 otherwise).
   std::atomic<int64_t> minReadable_{0};
-  std::mutex folderMutex_;
-  std::condition_variable folderWake_;
-  bool stopping_ = false;  // guarded by folderMutex_
-  // Set by quiesceForExit (the exit handler's thread, before any static destructor).
-  bool exitQuiesced_ = false;
-  std::thread folder_;
+  // Durable mode (null otherwise): the log and the base, and the folder.
+  std::unique_ptr<DurableHook> durable_;
 };
 
 }  // namespace fdb::engine

@@ -1,6 +1,6 @@
 #include "engine/engine_address.h"
 
-#include "engine/durable_database.h"
+#include "engine/durable/durable_database.h"
 #include "fdb/backend_registry.h"
 
 namespace fdb {

@@ -12,13 +12,14 @@
 // cut off their chains and keys whose history is only "cleared" leave the list. What is cut
 // off is retired to an EpochDomain and freed only when no reader can still hold it.
 //
-// Backed mode (the durable store, durable_store.h): the store then holds only the versions
-// above a base that lives elsewhere (RocksDB) and is at some version B. A key with no entry
-// at or below a read's version is "not here": the read looks in the base. Clearing a key the
-// store does not hold records a "cleared" entry (the base may hold it), a large cleared range
-// of base keys is kept as a range tombstone (addTombstone), and garbage collection does not
-// compact: it reports how old a version readers can still ask for (readFloor), and once the
-// base has absorbed every version <= B (announceBase), drops every entry and tombstone <= B.
+// Backed mode (the durable store, durable/durable_store.h): the store then holds only the
+// versions above a base that lives elsewhere (RocksDB) and is at some version B. A key with
+// no entry at or below a read's version is "not here": the read looks in the base. Clearing a
+// key the store does not hold records a "cleared" entry (the base may hold it), a large
+// cleared range of base keys is kept as a range tombstone (addTombstone), and garbage
+// collection does not compact: it reports how old a version readers can still ask for
+// (readFloor), and once the base has absorbed every version <= B (announceBase), drops every
+// entry and tombstone <= B.
 //
 // Thread-safety: reads (get, lookup, firstAtOrAfter, lastBefore, scan, scanAll, tombstoneAt)
 // from any thread while a ReadGuard from enterRead() is alive on it, or from the writer.

@@ -6,16 +6,21 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "engine/durable_database.h"
+#include "engine/durable/durable_database.h"
+#include "engine/engine.h"
 #include "engine/memory_database.h"
 #include "engine/test_support.h"
 #include "fdb/database.h"
@@ -607,6 +612,87 @@ TEST(Durable, CheckpointAndRestoreRoundTrip) {
   DurableStoreStats stats = durableStoreStats(db);
   EXPECT_EQ(stats.walSyncs, 0);  // relaxed
   EXPECT_EQ(stats.loggedCommits, 21);
+}
+
+// One commit of `mutations` straight to the engine, at its current read version.
+int64_t commitAll(Engine& engine, const std::vector<Mutation>& mutations) {
+  CommitRequest request;
+  request.readVersion = engine.getReadVersion();
+  request.selfConflict = false;
+  request.mutations = mutations;
+  return engine.commit(request);
+}
+
+// The commit pipeline's announcement in durable mode: a commit held half-applied, with the
+// commit lock held, is invisible to reads, which do not wait for it.
+TEST(Durable, ReadsDoNotWaitForACommitBeingApplied) {
+  TempDir dir("durable-applying");
+  auto clock = std::make_shared<ManualVersionClock>();
+  std::shared_ptr<Engine> engine = openDurableEngine(dir.path(), relaxed(), clock);
+  commitAll(*engine, {{Mutation::Kind::kSet, "a", "old"}, {Mutation::Kind::kSet, "b", "old"}});
+  clock->advanceMicros(10);
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool applying = false;
+  bool release = false;
+  engine->setApplyHookForTesting([&](size_t index) {
+    if (index != 0) return;
+    std::unique_lock lock(mutex);
+    applying = true;
+    changed.notify_all();
+    // Bounded, so a regression fails the test instead of hanging it.
+    changed.wait_for(lock, std::chrono::seconds(30), [&] { return release; });
+  });
+  std::thread committer([&] {
+    commitAll(*engine, {{Mutation::Kind::kSet, "a", "new"}, {Mutation::Kind::kSet, "b", "new"}});
+  });
+  {
+    std::unique_lock lock(mutex);
+    ASSERT_TRUE(changed.wait_for(lock, std::chrono::seconds(30), [&] { return applying; }));
+  }
+  clock->advanceMicros(10);
+  int64_t version = engine->getReadVersion();
+  std::optional<Bytes> a = engine->read(version).get("a");
+  std::optional<Bytes> b = engine->read(version).get("b");
+  {
+    std::lock_guard lock(mutex);
+    release = true;
+  }
+  changed.notify_all();
+  committer.join();
+  EXPECT_EQ(a, "old");
+  EXPECT_EQ(b, "old");
+  int64_t after = engine->getReadVersion();
+  EXPECT_EQ(engine->read(after).get("a"), "new");
+  EXPECT_EQ(engine->read(after).get("b"), "new");
+}
+
+// A durable commit that fails while it is applied (as when reading the base fails) stays
+// hidden, half applied as it is, and the engine takes no more commits.
+TEST(Durable, AFailureWhileApplyingHidesTheCommitAndStopsCommits) {
+  TempDir dir("durable-apply-failure");
+  auto clock = std::make_shared<ManualVersionClock>();
+  std::shared_ptr<Engine> engine = openDurableEngine(dir.path(), relaxed(), clock);
+  commitAll(*engine, {{Mutation::Kind::kSet, "a", "old"}});
+  clock->advanceMicros(10);
+  engine->setApplyHookForTesting([](size_t index) {
+    if (index == 0) throw Error(errors::kIoError, "injected: the base could not be read");
+  });
+  EXPECT_EQ(errorCode([&] {
+              commitAll(*engine,
+                        {{Mutation::Kind::kSet, "a", "half"}, {Mutation::Kind::kSet, "b", "half"}});
+            }),
+            errors::kIoError);
+  engine->setApplyHookForTesting(nullptr);
+  clock->advanceMicros(1000);
+  int64_t version = engine->getReadVersion();
+  EXPECT_EQ(engine->read(version).get("a"), "old");
+  EXPECT_EQ(errorCode([&] {
+              commitAll(*engine, {{Mutation::Kind::kSet, "c", "later"}});
+            }),
+            errors::kIoError);
+  EXPECT_EQ(engine->read(engine->getReadVersion()).get("c"), std::nullopt);
 }
 
 }  // namespace

@@ -26,10 +26,11 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "engine/durable/log_record.h"
+#include "engine/function_ref.h"
 #include "engine/versioned_store.h"
 #include "fdb/bytes.h"
 #include "fdb/database.h"
@@ -42,49 +43,6 @@ class Iterator;
 }  // namespace rocksdb
 
 namespace fdb::engine {
-
-// A non-owning reference to a callable, for callbacks that do not outlive the call.
-template <typename Signature>
-class FunctionRef;
-template <typename R, typename... Args>
-class FunctionRef<R(Args...)> {
- public:
-  template <typename F>
-  requires(!std::is_same_v<std::remove_cvref_t<F>, FunctionRef> &&
-           std::is_invocable_r_v<R, F&, Args...>)
-      FunctionRef(F&& f)  // NOLINT(google-explicit-constructor): used like a function parameter
-      : object_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
-        call_([](void* object, Args... args) -> R {
-          return (*static_cast<std::remove_reference_t<F>*>(object))(std::forward<Args>(args)...);
-        }) {}
-  R operator()(Args... args) const { return call_(object_, std::forward<Args>(args)...); }
-
- private:
-  void* object_;
-  R (*call_)(void*, Args...);
-};
-
-// One commit's mutations as the log keeps them: resolved (atomic operations evaluated,
-// versionstamps placed), in the order the commit applied them. Encoding (docs/durable.md):
-// per mutation one tag byte ('S' set, 'C' clear, 'R' clear range), then the key (and, for
-// 'S' and 'R', the value or the range's end), each as a varint32 length and its bytes.
-class LogRecord {
- public:
-  enum class Op : char { kSet = 'S', kClear = 'C', kClearRange = 'R' };
-  void set(std::string_view key, std::string_view value);
-  void clear(std::string_view key);
-  void clearRange(std::string_view begin, std::string_view end);
-  const Bytes& bytes() const { return bytes_; }
-  Bytes release() { return std::move(bytes_); }
-
-  // Calls visit(op, key, second) for every mutation of `record` (second: the value, the
-  // range's end, or empty). Throws fdb::Error 1522 (file_corrupt) on a malformed record.
-  static void forEach(std::string_view record,
-                      FunctionRef<void(Op, std::string_view, std::string_view)> visit);
-
- private:
-  Bytes bytes_;
-};
 
 // A RocksDB iterator over the base kept for the reads of one operation (an Engine::Reader),
 // so that the many small steps of selectors and read-your-writes ranges do not each open one.
@@ -106,11 +64,6 @@ class BaseCursor {
   friend class DurableStore;
   void release();
   rocksdb::Iterator* iterator_ = nullptr;
-};
-
-struct LoggedCommit {
-  int64_t version;
-  Bytes record;  // LogRecord bytes
 };
 
 class DurableStore {

@@ -1,4 +1,4 @@
-#include "engine/durable_database.h"
+#include "engine/durable/durable_database.h"
 
 #include <condition_variable>
 #include <cstdlib>
