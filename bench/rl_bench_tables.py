@@ -17,7 +17,7 @@ import statistics
 import sys
 from collections import defaultdict
 
-SEEDS = {  # reference remote / scan-and-fetch ratios (docs/benchmarks.md, "indexfetch")
+REFERENCE = {  # reference remote / scan-and-fetch ratios (docs/benchmarks.md, "indexfetch")
     ("small", "rows1000", "forward", "rl"): "0.34 (C1)",
     ("split", "rows1000", "forward", "rl"): "1.15 (C1)",
     ("small", "rows1000", "forward", "rl_delay250"): "0.224 (C3)",
@@ -77,7 +77,7 @@ def indexfetch(runs):
         size, case, direction, method, arm = short(name).split("/")
         by_case[(size, case, direction, arm)][method] = entries
     print("| arm | case | scan ns | remote ns | remote / scan | paired range | CPU remote / scan | "
-          "seeds | scan allocs | remote allocs | scan round trips | remote round trips |")
+          "reference | scan allocs | remote allocs | scan round trips | remote round trips |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for key in sorted(by_case, key=lambda k: (k[3], k[0], ["limit1", "rows10", "rows1000"].index(k[1]), k[2])):
         size, case, direction, arm = key
@@ -97,7 +97,7 @@ def indexfetch(runs):
         cpu = median(remote, "cpu_time") / median(scan, "cpu_time")
         cpu_text = f"{cpu:.2f}" if arm == "rl" else "-"  # with delay the waits leave CPU out
         print(f"| {arm} | {size}/{case}/{direction} | {fmt(s)} | {fmt(r)} | {r / s:.2f} | {span} | "
-              f"{cpu_text} | {SEEDS.get(key, '')} | {fmt(median(scan, 'allocs'))} | "
+              f"{cpu_text} | {REFERENCE.get(key, '')} | {fmt(median(scan, 'allocs'))} | "
               f"{fmt(median(remote, 'allocs'))} | {fmt(median(scan, 'round_trips'))} | "
               f"{fmt(median(remote, 'round_trips'))} |")
 

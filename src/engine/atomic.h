@@ -1,6 +1,7 @@
-// The atomic operations of FoundationDB (spec §4), as pure functions of the existing value
-// and the parameter. The engine applies them at commit; the read-your-writes layer applies
-// the same functions to show a transaction its own pending operations.
+// The atomic operations of FoundationDB (docs/semantics.md, "Atomic operations"), as pure
+// functions of the existing value and the parameter. The engine applies them at commit; the
+// read-your-writes layer applies the same functions to show a transaction its own pending
+// operations.
 #pragma once
 
 #include <optional>

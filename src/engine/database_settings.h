@@ -1,5 +1,6 @@
-// DatabaseSettings — a database's options (spec §7.2): the defaults every transaction
-// starts from (and returns to on reset and retry), and database-wide limits.
+// DatabaseSettings — a database's options (docs/semantics.md, "Options"): the defaults
+// every transaction starts from (and returns to on reset and retry), and database-wide
+// limits.
 //
 // Thread-safety: every method may be called from any thread.
 #pragma once

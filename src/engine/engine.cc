@@ -213,7 +213,7 @@ int64_t Engine::commit(const CommitRequest& request) {
 
 void Engine::resolveLocked(const CommitRequest& request, int64_t version) {
   // The age rule applies to transactions with read conflict ranges, the client's
-  // self-conflict key included (spec §2.6 step 4).
+  // self-conflict key included (docs/semantics.md, "Commits" step 4).
   bool hasReadConflicts = request.selfConflict || !request.readConflicts.empty();
   if (hasReadConflicts && request.readVersion < version - kMvccWindowVersions) {
     throw Error(errors::kTransactionTooOld,

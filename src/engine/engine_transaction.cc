@@ -37,7 +37,8 @@ double threadUniformRandom() {
 }
 
 // The offset a versionstamped operand names, if it is valid: its last four bytes
-// (little-endian) must point at ten bytes inside what precedes them (spec §2.7).
+// (little-endian) must point at ten bytes inside what precedes them (docs/semantics.md,
+// "Versionstamps").
 std::optional<size_t> versionstampOffset(std::string_view operand) {
   if (operand.size() < 4) return std::nullopt;
   uint32_t offset = 0;
@@ -312,7 +313,8 @@ Future<void> EngineTransaction::onError(const Error& error) {
       return Future<void>::ready();
     default: return giveUp();
   }
-  // A retry keeps the persistent options and the timeout's start (spec §2.12 step 4).
+  // A retry keeps the persistent options and the timeout's start (docs/semantics.md, "onError"
+  // step 4).
   clearAttempt("the transaction was retried");
   options_ = options_.forRetry(settings_->transactionDefaults());
   engine_->clock().sleepMicros(static_cast<int64_t>(delaySeconds * 1e6));
@@ -370,7 +372,8 @@ void EngineTransaction::firePendingWatches(std::string_view key) {
 
 void EngineTransaction::firePendingWatchesIn(std::string_view begin, std::string_view end) {
   // A later write of this transaction that changes a watched value fires the watch at once
-  // (spec §2.9); a value that depends on the database is not known here and waits.
+  // (docs/semantics.md, "Watches"); a value that depends on the database is not known here
+  // and waits.
   std::erase_if(pendingWatches_, [&](PendingWatch& watch) {
     if (watch.key < begin || watch.key >= end) return false;
     WriteMap::KeyState state = writes_.lookup(watch.key);
@@ -491,7 +494,7 @@ void EngineTransaction::atomicOp(std::string_view key, std::string_view param, M
 
 void EngineTransaction::addConflictRange(std::string_view begin, std::string_view end,
                                          ConflictRangeType type) {
-  // Inverted manual conflict ranges fail at the call (spec fact 10).
+  // Inverted manual conflict ranges fail at the call (docs/semantics.md, "Deferred errors").
   if (begin > end) {
     throw Error(errors::kInvertedRange, fmt::format("conflict range begin '{}' is after end '{}'",
                                                     printable(begin), printable(end)));

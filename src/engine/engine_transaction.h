@@ -167,8 +167,9 @@ class EngineTransaction final : public TransactionBackend {
   // The same for the one-key range [key, key + '\0'), without building the key after.
   void addReadConflictKey(std::string_view key);
   void addWriteConflictKey(std::string_view key);
-  // The read conflict range of a serializable range read (spec §2.5): `firstRow` and
-  // `lastRow` are the keys of the rows returned, in read order (nullptr when none).
+  // The read conflict range of a serializable range read (docs/semantics.md, "Conflict
+  // ranges"): `firstRow` and `lastRow` are the keys of the rows returned, in read order
+  // (nullptr when none).
   void addRangeReadConflict(KeySelectorRef begin, KeySelectorRef end, std::string_view beginKey,
                             std::string_view endKey, const std::string_view* firstRow,
                             const std::string_view* lastRow, bool more, bool reverse,
@@ -208,8 +209,8 @@ class EngineTransaction final : public TransactionBackend {
   void resolveRange(const Engine::Reader& reader, const WriteMap& writes, std::string_view beginKey,
                     int beginOffset, std::string_view endKey, int endOffset,
                     ResolvedRange* range) const;
-  // Checks a range read's parameters (spec §3.2); returns the effective byte limit
-  // (-1: none).
+  // Checks a range read's parameters (docs/semantics.md, "Range reads"); returns the
+  // effective byte limit (-1: none).
   int64_t validateRange(KeySelectorRef begin, KeySelectorRef end,
                         const RangeOptions& options) const;
 

@@ -1,5 +1,6 @@
-// Mapper — the mapper of a mapped range read (spec §5.1): a packed tuple that says how to
-// build, from each index entry, the key or key range of the rows to fetch with it.
+// Mapper — the mapper of a mapped range read (docs/semantics.md, "Mapped range reads"): a
+// packed tuple that says how to build, from each index entry, the key or key range of the
+// rows to fetch with it.
 //
 // Elements: "{K[i]}" / "{V[i]}" copy element i of the entry's key / value (both parsed as
 // tuples); a final "{...}" makes the result a range (every key the other elements prefix);

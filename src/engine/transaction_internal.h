@@ -82,7 +82,8 @@ class RangeRequest {
   const bool empty;
 };
 
-// Bytes a range read returns per batch by streaming mode (spec §3.2); -1 = unlimited.
+// Bytes a range read returns per batch by streaming mode (docs/semantics.md, "Range reads"); -1 =
+// unlimited.
 int64_t modeByteLimit(StreamingMode mode, int iteration);
 
 }  // namespace fdb::engine::internal

@@ -143,7 +143,7 @@ void applyTransactionOption(TransactionOptions& options, int code,
       if (++options.tags > 5) throw Error(2109, "at most 5 tags");  // too_many_tags
       return;
     default:
-      // Accepted and without effect on an embedded engine (spec §7.1 "no-op").
+      // Accepted and without effect on an embedded engine (docs/semantics.md, "Options").
       return;
   }
 }

@@ -1,5 +1,5 @@
-// TransactionOptions — the options of one engine transaction (spec §7.1) and the rules for
-// setting them: parameter checks, what survives a retry.
+// TransactionOptions — the options of one engine transaction (docs/semantics.md,
+// "Options") and the rules for setting them: parameter checks, what survives a retry.
 #pragma once
 
 #include <cstdint>
@@ -11,8 +11,8 @@
 namespace fdb::engine {
 
 // The defaultable options (TransactionDefaults: timeout, retry limit and max retry delay
-// are the persistent ones, kept by onError's retry and dropped by reset(), spec §2.12 step 4)
-// plus those only a transaction sets.
+// are the persistent ones, kept by onError's retry and dropped by reset():
+// docs/semantics.md, "onError" step 4) plus those only a transaction sets.
 struct TransactionOptions : TransactionDefaults {
   bool readYourWritesDisabled = false;
   bool nextWriteNoWriteConflictRange = false;

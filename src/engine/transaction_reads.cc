@@ -1,6 +1,7 @@
 // The reads of EngineTransaction: the merged view of the database and the transaction's own
 // writes, point reads, selectors, range reads and mapped range reads, with the read
-// conflict ranges FoundationDB records for them (spec §2.4, §2.5, §3, §5).
+// conflict ranges FoundationDB records for them (docs/semantics.md: "Read-your-writes", "Conflict
+// ranges", "Key selectors", "Range reads", "Mapped range reads").
 #include <algorithm>
 #include <array>
 
@@ -21,7 +22,8 @@ constexpr size_t kMappedRangeRowLimit = 2000;
 constexpr int64_t kMappedRangeByteLimit = 10000000;
 // The storage server maps index entries in batches of this many.
 constexpr size_t kMappedBatchSize = 10;
-// Bytes a mapped entry counts besides its keys and values (spec §5.1).
+// Bytes a mapped entry counts besides its keys and values (docs/semantics.md, "Mapped range
+// reads").
 constexpr int64_t kMappedEntryOverhead = 24;
 
 // The keys of a result's first and last rows, in read order (nullptr when it has none).
@@ -142,8 +144,8 @@ std::optional<KeyValue> EngineTransaction::previousVisible(const Engine::Reader&
 Bytes EngineTransaction::resolve(const Engine::Reader& reader, const WriteMap& writes,
                                  std::string_view key, int offset, bool* ranOffStart,
                                  bool* ranOffEnd) const {
-  // Spec §3.1: the last key < key, then `offset` keys further; "" before the first key,
-  // maxReadKey past the last.
+  // docs/semantics.md, "Key selectors": the last key < key, then `offset` keys further; ""
+  // before the first key, maxReadKey past the last.
   Bytes position(key);
   if (offset >= 1) {
     std::optional<KeyValue> found;
@@ -308,10 +310,10 @@ void EngineTransaction::addRangeReadConflict(KeySelectorRef begin, KeySelectorRe
                                              const std::string_view* firstRow,
                                              const std::string_view* lastRow, bool more,
                                              bool reverse, const ResolvedRange& range) {
-  // FoundationDB's rule (RYWImpl::addConflictRange over GetRangeReq; spec §2.5): the span
-  // between the selectors' keys; a limited read stops depending on what lies beyond its
-  // last row in the direction it read; a selector that ran off an end of the data depends
-  // on everything up to that end; and the span always covers the rows returned.
+  // FoundationDB's rule (RYWImpl::addConflictRange over GetRangeReq; docs/semantics.md, "Conflict
+  // ranges"): the span between the selectors' keys; a limited read stops depending on what lies
+  // beyond its last row in the direction it read; a selector that ran off an end of the data
+  // depends on everything up to that end; and the span always covers the rows returned.
   std::string_view conflictBegin, conflictEnd;
   Bytes afterHighestRow;  // the storage of conflictEnd when it is past the last row
   if (beginKey < endKey) {
@@ -472,7 +474,8 @@ Future<MappedRangeResult> EngineTransaction::getMappedRange(KeySelectorRef begin
       const std::string_view resolvedBegin = range.begin;
       const std::string_view resolvedEnd = range.end;
       failIfWritten(std::min(beginKey, resolvedBegin), std::max(endKey, resolvedEnd));
-      // The index prefetch gets a fifth of the byte budget (spec §5.1).
+      // The index prefetch gets a fifth of the byte budget (docs/semantics.md, "Mapped range
+      // reads").
       int64_t prefetchBytes = byteLimit < 0 ? -1 : std::max<int64_t>(1, byteLimit / 5);
       int64_t bytes = 0;
       reader.scan(

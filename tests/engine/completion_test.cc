@@ -126,7 +126,7 @@ TEST_F(Completion, ARangeGivesItsRowsAndWhetherThereAreMore) {
   EXPECT_EQ(rows.rows[1].value, "2");
   EXPECT_TRUE(rows.more);
 
-  Recorder<RangeResult> negative;  // a negative limit: range_limits_invalid (spec §3.2)
+  Recorder<RangeResult> negative;  // a negative limit: range_limits_invalid (docs/semantics.md)
   options.limit = -1;
   tr.getRange(KeySelectorRef::firstGreaterOrEqual("a"), KeySelectorRef::firstGreaterOrEqual("z"),
               options, false, negative);

@@ -52,8 +52,9 @@ uint64_t envOr(const char* name, uint64_t fallback) {
 }
 
 // ---------------------------------------------------------------------------------------
-// The model itself, pinned to examples from the spec (§3, §4, §2.5), so that a mismatch in
-// the randomized test is not the model's fault.
+// The model itself, pinned to examples of docs/semantics.md ("Key selectors", "Range reads",
+// "Atomic operations", "Conflict ranges"), so that a mismatch in the randomized test is not the
+// model's fault.
 
 using refmodel::applyAtomic;
 using refmodel::AtomicOp;

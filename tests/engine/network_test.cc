@@ -158,7 +158,7 @@ TEST(SimulatedNetworkShutdown, PendingResultsCompleteWhenTheDatabaseGoesAway) {
     return tr.getReadVersion();
   }();  // the engine and its timer are gone; the clock never reached the deadline
   // Nothing hangs: the timer drained on destruction, and the transaction was destroyed
-  // first, so its read version arrives as transaction_cancelled (spec §1.6).
+  // first, so its read version arrives as transaction_cancelled (docs/capi.md, "Memory ownership").
   EXPECT_EQ(errorCode([&] { version.get(); }), errors::kTransactionCancelled);
 }
 

@@ -1,7 +1,8 @@
 // A reference model of a FoundationDB database and its transactions, for the model-based
 // randomized test (model_test.cc). It shares no code with the engine (src/engine/) and
 // does not even use the client API's types: it is a second, independent reading of the
-// semantics spec (fdb-semantics.md §2.3-2.6, §3, §4).
+// semantics as docs/semantics.md states them ("Snapshot reads" to "Commits", "Key selectors",
+// "Range reads", "Atomic operations").
 //
 // It is deliberately brute force so that it is obviously correct:
 //   - the database is a list of whole states, one std::map per commit, plus the write
@@ -46,7 +47,8 @@ struct Range {
   friend bool operator==(const Range&, const Range&) = default;
 };
 
-// The atomic mutation codes of §4 the model implements (AND/MIN are the V2 forms).
+// The atomic mutation codes (docs/semantics.md, "Atomic operations") the model implements (AND/MIN
+// are the V2 forms).
 enum class AtomicOp : int {
   kAdd = 2,
   kBitAnd = 6,
@@ -60,11 +62,12 @@ enum class AtomicOp : int {
   kCompareAndClear = 20,
 };
 
-// The value after applying `op` with `param` to `existing` (nullopt = absent), per §4.
+// The value after applying `op` with `param` to `existing` (nullopt = absent), per
+// docs/semantics.md, "Atomic operations".
 std::optional<std::string> applyAtomic(AtomicOp op, const std::optional<std::string>& existing,
                                        const std::string& param);
 
-// A key selector (key, orEqual, offset), §3.1.
+// A key selector (key, orEqual, offset): docs/semantics.md, "Key selectors".
 struct Selector {
   std::string key;
   bool orEqual = false;
@@ -98,14 +101,14 @@ struct RangeReadResult {
   bool more = false;
 };
 
-// Resolves `selector` over the keys of `view` (§3.1).
+// Resolves `selector` over the keys of `view` (docs/semantics.md, "Key selectors").
 // Sets *ranOffStart / *ranOffEnd (when given) as FoundationDB's readToBegin /
 // readThroughEnd: the selector ran out of keys going back, or going forward with more than
 // one step left.
 std::string resolveSelector(const KeyValueMap& view, const Selector& selector,
                             bool* ranOffStart = nullptr, bool* ranOffEnd = nullptr);
 
-// The byte limit of a range read, -1 for unlimited (§3.2 step 1).
+// The byte limit of a range read, -1 for unlimited (docs/semantics.md, "Range reads" step 1).
 int effectiveByteLimit(const RangeRequest& request);
 
 // [begin, end) minus every range of `removed`, in key order; empty pieces dropped.

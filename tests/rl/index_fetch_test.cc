@@ -1,8 +1,8 @@
-// Index scans and index fetch (spec §4.2, §6, §7): index entries and primary-key
-// reconstruction byte for byte; SCAN_AND_FETCH and USE_REMOTE_FETCH returning the same
-// entries, records, order, continuations and stops on every case of the indexfetch fixture;
-// continuations resumed across methods; the round trips each method makes; orphans; limits;
-// stores remote fetch cannot serve; the fallback before and during iteration.
+// Index scans and index fetch (docs/format.md: "VALUE index entries", "Index fetch", "Cursors"):
+// index entries and primary-key reconstruction byte for byte; SCAN_AND_FETCH and USE_REMOTE_FETCH
+// returning the same entries, records, order, continuations and stops on every case of the
+// indexfetch fixture; continuations resumed across methods; the round trips each method makes;
+// orphans; limits; stores remote fetch cannot serve; the fallback before and during iteration.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // Key expressions evaluate records into the tuples the Java Record Layer would write
-// (spec §5). Every expected value is the tuple encoding written out by hand from the
-// tuple spec: 02 string 00, 01 bytes 00 (0x00 escaped 00 ff), 14 zero, 15 one byte of
+// (docs/format.md, "Key expressions"). Every expected value is the tuple encoding written out by
+// hand from docs/tuple.md: 02 string 00, 01 bytes 00 (0x00 escaped 00 ff), 14 zero, 15 one byte of
 // positive integer, 13 one byte of negative (one's complement), 00 null, 05 ... 00 a
 // nested tuple (a null inside is 00 ff), 20 float / 21 double (sign bit flipped when
 // positive), 26 false, 27 true, 30 UUID, 33 versionstamp.

@@ -1,6 +1,6 @@
-// KeyValueCursor (spec §7.4): ranges for every endpoint type, both directions, skip, limits
-// and each NoNextReason, the free initial pass, continuations (bytes and resumption in a new
-// transaction, wrapped and raw), isolation, and batching.
+// KeyValueCursor (docs/format.md, "Cursor continuations"): ranges for every endpoint type, both
+// directions, skip, limits and each NoNextReason, the free initial pass, continuations (bytes and
+// resumption in a new transaction, wrapped and raw), isolation, and batching.
 #include <gtest/gtest.h>
 
 #include <chrono>

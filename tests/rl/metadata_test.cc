@@ -1,5 +1,5 @@
-// RecordMetaData from a compiled schema and its options (spec §9.1), the builder's
-// changes, the errors it reports, and the MetaData proto round trip.
+// RecordMetaData from a compiled schema and its options (docs/format.md, "Metadata from a schema"),
+// the builder's changes, the errors it reports, and the MetaData proto round trip.
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 

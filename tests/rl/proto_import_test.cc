@@ -178,7 +178,7 @@ TEST(ProtoImport, MissingFile) {
   EXPECT_TRUE(contains(message, "absent.proto")) << message;
 }
 
-// The schema errors of spec §9.1, each from a small schema.
+// The schema errors of docs/format.md, "Metadata from a schema", each from a small schema.
 struct SchemaError {
   const char* body;
   const char* expected;  // part of the message

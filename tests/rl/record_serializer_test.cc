@@ -1,5 +1,5 @@
-// The stored-record wrapper of spec §2.2: clear, untransformed, zlib-compressed (built here
-// with zlib itself) and encrypted forms.
+// The stored-record wrapper of docs/format.md, "Stored record bytes": clear, untransformed,
+// zlib-compressed (built here with zlib itself) and encrypted forms.
 #include <gtest/gtest.h>
 #include <zlib.h>
 

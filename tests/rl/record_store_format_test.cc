@@ -1,5 +1,6 @@
-// Golden bytes of what a record store writes, written out from the spec
-// (record-layer-format §1.1, §1.3, §2, §3, §4.2), never copied from our own output.
+// Golden bytes of what a record store writes, written out from docs/format.md ("Store
+// keyspace", "Store header", "Records", "Record versions", "VALUE index entries"), never
+// copied from our own output.
 #include <gtest/gtest.h>
 
 #include "record_store_test_util.h"

@@ -18,7 +18,7 @@
 
 namespace rl::store_test {
 
-// The store sits at an empty prefix, so keys read back are exactly the spec's bytes.
+// The store sits at an empty prefix, so keys read back are exactly the bytes docs/format.md shows.
 inline StoreLocation testLocation() { return StoreLocation::rawPrefix(""); }
 
 inline RecordMetaData testMetaData() {

@@ -1,5 +1,6 @@
-// RecordVersion: the 12-byte layout, its order and its two on-disk encodings (spec §3). Every
-// expected byte string is written out from the spec, not taken from the code under test.
+// RecordVersion: the 12-byte layout, its order and its two on-disk encodings (docs/format.md,
+// "Record versions"). Every expected byte string is written out from docs/format.md, not taken from
+// the code under test.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -1,5 +1,5 @@
-// The remote-fetch mapper, byte for byte as the Java Record Layer builds it (spec
-// record-layer-format §6.2). Expected bytes are written out from the tuple encoding.
+// The remote-fetch mapper, byte for byte as the Java Record Layer builds it (docs/format.md,
+// "Index fetch"). Expected bytes are written out from the tuple encoding.
 #include "rl/index/remote_fetch_mapper.h"
 
 #include <gtest/gtest.h>
@@ -21,7 +21,7 @@ std::string bytes(std::initializer_list<int> values) {
   return out;
 }
 
-TEST(RemoteFetchMapper, TheSpecExampleOneIndexedColumnThenThePrimaryKey) {
+TEST(RemoteFetchMapper, TheDocumentedExampleOneIndexedColumnThenThePrimaryKey) {
   // Store ("app", 5), index "idx" on one column, primary key (id): entries are
   // (value, id) under ("app", 5, 2, "idx"), so id is element 1 + 4.
   std::vector<int> positions = entryPrimaryKeyPositions({}, /*columnSize=*/1, /*pkLength=*/1);

@@ -1,5 +1,6 @@
-// The split helper (spec §2.3, §3): key layout byte for byte, save/load/overwrite/delete,
-// every unsplitter error, versions completing at commit, and scans assembling records.
+// The split helper (docs/format.md, "Records", "Record versions"): key layout byte for byte,
+// save/load/overwrite/delete, every unsplitter error, versions completing at commit, and scans
+// assembling records.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,7 +26,7 @@ using rl::RawRecord;
 using rl::RecordContext;
 using rl::RecordVersion;
 
-// A store prefix P of nothing, so record keys are exactly the spec's examples: (1, pk, ...).
+// A store prefix P of nothing, so record keys are exactly docs/format.md's examples: (1, pk, ...).
 const fdb::Subspace kRecords(Tuple{1});
 
 // Bytes whose chunks can be told apart.
@@ -90,7 +91,7 @@ TEST_F(SplitHelperTest, LongRecordSplitsIntoHundredThousandByteChunks) {
   ASSERT_EQ(keys.size(), 3u);
   EXPECT_EQ(keys[0].key, fromHex("1501152a1501"));  // (1, 42, 1)
   EXPECT_EQ(keys[1].key, fromHex("1501152a1502"));
-  EXPECT_EQ(keys[2].key, fromHex("1501152a1503"));  // the 3rd chunk, as in the spec
+  EXPECT_EQ(keys[2].key, fromHex("1501152a1503"));  // the 3rd chunk, as in docs/format.md
   EXPECT_EQ(keys[0].value.size(), 100'000u);
   EXPECT_EQ(keys[1].value.size(), 100'000u);
   EXPECT_EQ(keys[2].value.size(), 50'000u);

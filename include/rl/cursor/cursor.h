@@ -16,8 +16,8 @@
 // Combinators (below): map, filter, mapPipelined (keeps up to N pending loads in flight, as
 // the Java Record Layer's pipelined operations do), skipThenLimit, and asList.
 //
-// Format of the continuations a cursor hands out: docs/format.md ("Cursor
-// continuations"); spec §7.
+// Format of the continuations a cursor hands out: docs/format.md ("Cursors", "Cursor
+// continuations").
 // Thread-safety: a cursor is used by one thread at a time.
 #pragma once
 
@@ -37,7 +37,7 @@
 
 namespace rl {
 
-// Why a cursor returned no value (spec §7.2).
+// Why a cursor returned no value (docs/format.md, "Cursors").
 enum class NoNextReason {
   kSourceExhausted,     // no more data; the continuation is the end
   kReturnLimitReached,  // the returned-row limit was hit
@@ -57,9 +57,10 @@ constexpr bool isSourceExhausted(NoNextReason reason) {
 }
 std::string_view noNextReasonName(NoNextReason reason);  // "SOURCE_EXHAUSTED", ...
 
-// How a key-value cursor serializes its continuation (spec §7.4): wrapped in a
-// KeyValueCursorContinuation with its magic number (what the Java Record Layer writes), or
-// the raw key suffix (what its older versions wrote). Both are accepted on resume.
+// How a key-value cursor serializes its continuation (docs/format.md, "Cursor
+// continuations"): wrapped in a KeyValueCursorContinuation with its magic number (what the Java
+// Record Layer writes), or the raw key suffix (what its older versions wrote). Both are accepted on
+// resume.
 enum class ContinuationFormat { kWrapped, kRaw };
 
 // Where a cursor stands. A value; cheap to copy for short keys.

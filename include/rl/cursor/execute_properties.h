@@ -34,8 +34,8 @@ enum class IsolationLevel {
   kSnapshot,      // reads add none
 };
 
-// How many rows each range read asks for (spec §7.3); kWantAll becomes FoundationDB's
-// EXACT mode when there is a row limit.
+// How many rows each range read asks for (docs/format.md, "Cursors"); kWantAll becomes
+// FoundationDB's EXACT mode when there is a row limit.
 enum class CursorStreamingMode { kIterator, kWantAll, kSmall, kMedium, kLarge };
 
 // Counts records scanned against a limit; may be shared by several cursors.

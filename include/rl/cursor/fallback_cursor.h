@@ -4,8 +4,8 @@
 // from the continuation of the last value returned (nullopt when none was: the fallback
 // starts where `inner` started) and goes on with it, so the values continue without a gap
 // or a duplicate. This is how USE_REMOTE_FETCH_WITH_FALLBACK falls back to SCAN_AND_FETCH
-// (spec §6.3; Java's FallbackCursor). A failure of the fallback is surfaced: an fdb::Error
-// as it is (so that retry loops see its code), anything else as a
+// (docs/format.md, "Index fetch"; Java's FallbackCursor). A failure of the fallback is surfaced: an
+// fdb::Error as it is (so that retry loops see its code), anything else as a
 // FallbackCursorFailedException ("cannot fall back again") with the failure nested.
 //
 //   rl::FallbackCursor<Row> cursor(std::move(remote),

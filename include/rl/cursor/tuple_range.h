@@ -3,8 +3,8 @@
 // Each endpoint has a type (EndpointType) saying how its tuple bounds the range: inclusive,
 // exclusive, the start or end of the whole subspace, a string prefix, or a continuation (just
 // after a key already returned). toRange turns the range into the half-open byte range a
-// range read takes, exactly as the Java Record Layer does (spec §7.4), so scans and their
-// continuations agree byte for byte.
+// range read takes, exactly as the Java Record Layer does (docs/format.md, "Cursor
+// continuations"), so scans and their continuations agree byte for byte.
 //
 //   rl::TupleRange r = rl::TupleRange::between(fdb::Tuple{10}, fdb::Tuple{20});  // [10, 20)
 //   fdb::KeyRange keys = r.toRange(records);   // [P+(10), P+(20))

@@ -1,5 +1,6 @@
 // How an index scan fetches the records its entries point to, and what it does with an
-// entry whose record is missing (spec §6; Java's IndexFetchMethod, IndexOrphanBehavior).
+// entry whose record is missing (docs/format.md, "Index fetch"; Java's IndexFetchMethod,
+// IndexOrphanBehavior).
 //
 //   SCAN_AND_FETCH: the client scans the index and loads each record (several loads in
 //     flight at once); one round trip per record, overlapped.

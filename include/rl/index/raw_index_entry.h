@@ -6,7 +6,7 @@
 // tuple). An RawIndexEntry views those bytes where the scan read them (the range read's batch,
 // which it keeps alive) and decodes only what is asked for: the entry tuple, the value tuple,
 // or the record's primary key, rebuilt from the entry with the index's primary-key positions
-// (spec §4.2, Java's Index.getEntryPrimaryKey).
+// (docs/format.md, "VALUE index entries"; Java's Index.getEntryPrimaryKey).
 //
 //   for (auto r = entries->next(); r.hasValue(); r = entries->next()) {
 //     fdb::Tuple price = r.value().key();          // e.g. (1999, 42)

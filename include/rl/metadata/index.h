@@ -1,11 +1,11 @@
 // rl::Index — the definition of one secondary index: its name, type, key expression,
-// options and where its entries live (spec §4.1); and rl::FormerIndex, what remains of an
-// index that was removed.
+// options and where its entries live (docs/format.md, "Indexes"); and rl::FormerIndex,
+// what remains of an index that was removed.
 //
 // An index's entries live under (2, subspaceKey); the subspace key defaults to the name.
 // For an index on a single record type, the metadata also works out which primary-key
 // columns already appear in the index key, so that entries need not repeat them
-// (primaryKeyComponentPositions(), spec §4.2).
+// (primaryKeyComponentPositions(); docs/format.md, "VALUE index entries").
 //
 //   rl::Index byPrice("Order$price", rl::field("price"));
 //   rl::Index uniqueEmail("by_email", rl::field("email"), rl::Index::kValue,

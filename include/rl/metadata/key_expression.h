@@ -4,8 +4,8 @@
 // DynamicMessage, through reflection) and yields a list of keys, each a list of tuple
 // elements: one key for a scalar expression, one per element when it fans out over a
 // repeated field, none when it fans out over an empty one. It has the Java Record Layer's
-// semantics and serialized form (record_key_expression.proto; spec §5), so an index
-// defined by either writes the same entries.
+// semantics and serialized form (record_key_expression.proto; docs/format.md, "Key
+// expressions"), so an index defined by either writes the same entries.
 //
 //   rl::KeyExpression byCustomerAndPrice =
 //       rl::concat(rl::field("customer").nest("id"), rl::field("price"));

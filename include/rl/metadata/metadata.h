@@ -1,6 +1,7 @@
 // rl::RecordMetaData — everything a record store needs to know about its schema: the
 // protobuf file of record messages, its union message, the record types with their
-// primary keys and record type keys, the indexes, and the schema-wide options (spec §9.1).
+// primary keys and record type keys, the indexes, and the schema-wide options (docs/format.md,
+// "Metadata from a schema").
 //
 // Built from a compiled schema (a generated file descriptor, or one loaded at run time by
 // rl::ProtoSchemaLoader) with the options the .proto file sets, optionally changed in code

@@ -2,7 +2,7 @@
 // code change what the file's options do not say: primary keys, record type keys, more
 // indexes, the schema-wide options, the version.
 //
-// From the file (spec §9.1): the union message is the one whose
+// From the file (docs/format.md, "Metadata from a schema"): the union message is the one whose
 // (com.apple.foundationdb.record.record).usage is UNION, else the one named
 // RecordTypeUnion; each distinct message type of its fields is a record type; a field
 // option primary_key = true makes that field the type's primary key; a field option

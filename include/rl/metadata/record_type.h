@@ -1,6 +1,6 @@
 // rl::RecordType — one kind of record a store holds: a protobuf message type that is a
 // field of the schema's union message, with its primary key, its record type key and the
-// indexes defined on it (spec §2.1).
+// indexes defined on it (docs/format.md, "Union message").
 //
 //   const rl::RecordType& orders = metaData.recordType("Order");
 //   fdb::Tuple primaryKey = orders.primaryKey().evaluateSingleton(order,

@@ -13,7 +13,7 @@
 //   rl::RecordVersion done = v.withCommittedVersion(*context.committedVersionstamp());
 //   fdb::Bytes stored = done.toInlineValue();   // 0x33 + 12 bytes, at (1, pk, -1)
 //
-// Format: docs/format.md ("Record versions"); spec §3.
+// Format: docs/format.md ("Record versions").
 // Thread-safety: a value; const access from many threads is safe.
 #pragma once
 
@@ -73,7 +73,7 @@ class RecordVersion {
   fdb::Bytes toBytes() const;  // the 12 bytes
   fdb::Versionstamp toVersionstamp() const;
 
-  // On-disk encodings (spec §3).
+  // On-disk encodings (docs/format.md, "Record versions").
   // Inline, at (1, pk, -1): the tuple-packed Versionstamp, 0x33 + 12 bytes. For an incomplete
   // version, the operand of SET_VERSIONSTAMPED_VALUE: those 13 bytes + the 4-byte
   // little-endian offset 1 of the global part.

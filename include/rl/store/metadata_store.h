@@ -1,6 +1,6 @@
 // rl::MetaDataStore — a RecordMetaData kept in the database, so that every process using a
 // record store shares one metadata version (the Java Record Layer's FDBMetaDataStore,
-// spec record-layer-format §2.3, docs/format.md "Metadata store").
+// docs/format.md, "Metadata store").
 //
 // The metadata is stored as its serialized form, the MetaData proto, through the split
 // helper with splitting always on (so metadata over 100,000 bytes is chunked as records are):

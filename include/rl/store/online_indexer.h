@@ -1,8 +1,8 @@
 // rl::OnlineIndexer — builds an index of an existing record store from its records, in as
 // many transactions as it takes, then marks it READABLE: what a store with more records than
 // an open builds at once (kMaxRecordsForRebuild) needs for a new index it left DISABLED or
-// WRITE_ONLY (spec record-layer-format §9.4, the Java Record Layer's OnlineIndexer building
-// by records).
+// WRITE_ONLY (docs/format.md, "Online index builds"; the Java Record Layer's OnlineIndexer
+// building by records).
 //
 //   rl::IndexBuildReport report =
 //       rl::OnlineIndexer(db, location, metaData, "Order$customer").run();

@@ -1,6 +1,5 @@
 // rl::RecordStore — typed protobuf records and their VALUE indexes in one key range of the
-// database, laid out byte for byte as the Java Record Layer lays them out (spec
-// record-layer-format §1-§4, docs/format.md).
+// database, laid out byte for byte as the Java Record Layer lays them out (docs/format.md).
 //
 // A store lives at a StoreLocation (its prefix P) and is opened in a RecordContext with a
 // RecordMetaData. Opening reads the store header DataStoreInfo at P+(0) (creating it for a
@@ -62,7 +61,7 @@ namespace rl {
 
 using DataStoreInfo = ::com::apple::foundationdb::record::DataStoreInfo;
 
-// --- Format versions (spec §1.5) ---
+// --- Format versions (docs/format.md, "Format versions") ---
 inline constexpr int kInfoAddedFormatVersion = 1;
 inline constexpr int kSaveUnsplitWithSuffixFormatVersion = 5;
 inline constexpr int kSaveVersionWithRecordFormatVersion = 6;
@@ -79,7 +78,7 @@ inline constexpr size_t kIndexValueSizeLimit = 100'000;
 inline constexpr int64_t kMaxRecordsForRebuild = 200;
 
 // The state of an index in one store, kept at P+(5, name) as Tuple(code); READABLE is the
-// absent key (spec §9.3).
+// absent key (docs/format.md, "Index states").
 enum class IndexState : int {
   kReadable = 0,               // maintained and scannable
   kWriteOnly = 1,              // maintained, not scannable
@@ -92,7 +91,7 @@ constexpr bool isScannable(IndexState state) {
   return state == IndexState::kReadable || state == IndexState::kReadableUniquePending;
 }
 
-// What opening checks about the store's existence (spec §1.2).
+// What opening checks about the store's existence (docs/format.md, "Store header").
 enum class StoreExistenceCheck {
   // No header but keys in the store: RecordStoreNoInfoAndNotEmptyException. (The default.)
   kErrorIfNoInfoAndNotEmpty,
@@ -110,7 +109,7 @@ enum class SaveMode {
   kInsertOrUpdate,  // either
 };
 
-// Which version a save stores with the record (spec §3).
+// Which version a save stores with the record (docs/format.md, "Record versions").
 enum class VersionstampSaveBehavior {
   kDefault,      // the given version, else a new incomplete one if the metadata stores versions
   kNoVersion,    // none
@@ -145,7 +144,8 @@ struct RecordStoreOptions {
   // ones too when updateCacheabilityOfExistingStores.
   bool stateCacheable = false;
   bool updateCacheabilityOfExistingStores = false;
-  // Write records compressed (spec §2.2). Reading recognises every form regardless.
+  // Write records compressed (docs/format.md, "Stored record bytes"). Reading recognises every form
+  // regardless.
   bool compressRecords = false;
   int compressionLevel = 9;
   // Makes the messages of loaded records. Unset: the metadata's factory
@@ -321,7 +321,7 @@ class RecordStore {
   // Deletes the record and its index entries; false when there was none.
   bool deleteRecord(const fdb::Tuple& primaryKey);
   // Clears every record, index entry and per-index datum; keeps the header and the index
-  // states (exactly the ranges of spec §1.1).
+  // states (exactly the ranges docs/format.md, "Store keyspace" names).
   void deleteAllRecords();
   // Deletes every record whose primary key starts with `prefix`, and the matching ranges
   // of every index whose key starts with the same columns as the primary key.
@@ -340,9 +340,9 @@ class RecordStore {
                                   const std::optional<fdb::Bytes>& continuation,
                                   const ScanProperties& properties);
   // The records an index's entries over `range` point to, in index order, each with its
-  // entry, fetched by `method` (spec §6): kScanAndFetch scans the index and loads each record
-  // (`pipelineSize` loads in flight); kUseRemoteFetch asks the storage server for both in
-  // mapped range reads; kUseRemoteFetchWithFallback does that and falls back to scan and
+  // entry, fetched by `method` (docs/format.md, "Index fetch"): kScanAndFetch scans the index and
+  // loads each record (`pipelineSize` loads in flight); kUseRemoteFetch asks the storage server for
+  // both in mapped range reads; kUseRemoteFetchWithFallback does that and falls back to scan and
   // fetch when it cannot. Every method returns the same rows with the same continuations
   // (an index scan's), so a scan stopped under one resumes under another. Throws
   // ScanNonReadableIndexException as scanIndex does, UnsupportedRemoteFetchIndexException

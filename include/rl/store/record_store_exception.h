@@ -32,7 +32,7 @@ class RecordStoreDoesNotExistException : public RecordCoreException {
   using RecordCoreException::RecordCoreException;
 };
 
-// The store's keyspace holds keys but no header (spec §1.2).
+// The store's keyspace holds keys but no header (docs/format.md, "Store header").
 class RecordStoreNoInfoAndNotEmptyException : public RecordCoreException {
  public:
   using RecordCoreException::RecordCoreException;

@@ -1,6 +1,6 @@
 // rl::StoreChecker — a read-only consistency check of one record store: its header, the
-// layout of every record, and every VALUE index against the records (spec
-// record-layer-format §1-§4, docs/format.md "Consistency checks").
+// layout of every record, and every VALUE index against the records (docs/format.md,
+// "Consistency checks").
 //
 // The check walks the store in as many transactions as it needs, each one bounded by a
 // budget (records or entries, and time), so it works on stores far larger than one

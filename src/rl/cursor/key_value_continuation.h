@@ -1,5 +1,6 @@
-// The serialized form of a key-value cursor's continuation (spec §7.4): the key suffix
-// wrapped in a KeyValueCursorContinuation proto with its magic number, or the raw suffix.
+// The serialized form of a key-value cursor's continuation (docs/format.md, "Cursor
+// continuations"): the key suffix wrapped in a KeyValueCursorContinuation proto with its magic
+// number, or the raw suffix.
 #pragma once
 
 #include <cstdint>

@@ -204,7 +204,8 @@ class RemoteFetchCursor : public RecordCursor<IndexedRawRecord> {
         if (orphans_ == IndexOrphanBehavior::kError) throwOrphan(entry, "a prefetched");
         if (orphans_ == IndexOrphanBehavior::kSkip) continue;
       } else {
-        // The index entry's bytes are counted above; add the record's (spec §6.2).
+        // The index entry's bytes are counted above; add the record's (docs/format.md, "Index
+        // fetch").
         limits_.reportScannedBytes(static_cast<int64_t>(record->sizes.keySize) +
                                    record->sizes.valueSize);
       }
@@ -336,7 +337,7 @@ CursorPtr<IndexedRawRecord> scanIndexRecords(
   try {
     remote = remoteFetch(context, spec, range, continuation, properties, orphanBehavior);
   } catch (const std::exception& e) {
-    // Remote fetch cannot serve this scan: the client fetches (spec §6.3).
+    // Remote fetch cannot serve this scan: the client fetches (docs/format.md, "Index fetch").
     if (spec.log) {
       spec.log(std::string("index fetch: remote fetch unavailable, using SCAN_AND_FETCH: ") +
                e.what());

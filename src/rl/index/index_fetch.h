@@ -1,9 +1,10 @@
-// Index scans and index fetch at the raw-record level (spec §4.2, §6, §7): cursors over a
-// VALUE index's entries, and over the records they point to, fetched either by the client
-// (SCAN_AND_FETCH: an index scan, then one pipelined record load per entry) or by the storage
-// server (USE_REMOTE_FETCH: getMappedRange with the Java Record Layer's mapper), or remote
-// with a fallback to the client. Records come back as stored (bytes, inline version, sizes)
-// with their index entry; deserializing them is the record store's job.
+// Index scans and index fetch at the raw-record level (docs/format.md: "VALUE index entries",
+// "Index fetch", "Cursors", "Cursor continuations"): cursors over a VALUE index's entries, and over
+// the records they point to, fetched either by the client (SCAN_AND_FETCH: an index scan, then one
+// pipelined record load per entry) or by the storage server (USE_REMOTE_FETCH: getMappedRange with
+// the Java Record Layer's mapper), or remote with a fallback to the client. Records come back as
+// stored (bytes, inline version, sizes) with their index entry; deserializing them is the record
+// store's job.
 //
 //   rl::IndexScanSpec spec = rl::IndexScanSpec::of(storePrefix, "price_idx",
 //       rl::index::entryPrimaryKeyPositions({}, /*columnSize=*/1, /*primaryKeyLength=*/1));
@@ -49,7 +50,8 @@
 
 namespace rl {
 
-// spec §7.6: record loads in flight ahead of the consumer (PipelineOperation INDEX_TO_RECORD).
+// docs/format.md, "Pipelining": record loads in flight ahead of the consumer (PipelineOperation
+// INDEX_TO_RECORD).
 inline constexpr size_t kDefaultIndexFetchPipelineSize = 10;
 
 // What an index scan needs to know about the store and the index: facts from the metadata.

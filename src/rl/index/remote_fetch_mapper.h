@@ -1,4 +1,4 @@
-// The mapper of a USE_REMOTE_FETCH index scan (spec record-layer-format §6.2): the packed
+// The mapper of a USE_REMOTE_FETCH index scan (docs/format.md, "Index fetch"): the packed
 // tuple that tells getMappedRange how to turn each index entry into its record's key range.
 //
 // It is the records subspace P+(1) written as tuple elements, then one "{K[n]}" per primary

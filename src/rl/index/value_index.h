@@ -1,6 +1,6 @@
-// VALUE index maintenance (spec §4.2): an index's entries for a record are its root
-// expression's keys, each stored at P+(2, sk) + (index columns..., trimmed primary key...)
-// with the value columns (a KeyWithValue root's tail) packed as the value. A save diffs the
+// VALUE index maintenance (docs/format.md, "VALUE index entries"): an index's entries for a record
+// are its root expression's keys, each stored at P+(2, sk) + (index columns..., trimmed primary
+// key...) with the value columns (a KeyWithValue root's tail) packed as the value. A save diffs the
 // old record's entries against the new one's: entries common to both are left alone, the
 // old ones cleared, the new ones set (unique indexes checked first).
 //

@@ -1,5 +1,5 @@
-// Reading protobuf field values as tuple elements (spec §5), through reflection so that
-// generated messages and DynamicMessages read alike (private to the library).
+// Reading protobuf field values as tuple elements (docs/format.md, "Key expressions"), through
+// reflection so that generated messages and DynamicMessages read alike (private to the library).
 #pragma once
 
 #include <google/protobuf/descriptor.h>

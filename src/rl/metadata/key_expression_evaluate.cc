@@ -1,4 +1,4 @@
-// Evaluating key expressions on records (spec §5).
+// Evaluating key expressions on records (docs/format.md, "Key expressions").
 //
 // Evaluation runs on every save, so it works in place: it keeps the list of keys built
 // so far and lets each expression extend it, appending its columns to every key (the

@@ -1,5 +1,5 @@
-// The optional compression / encryption wrapper around serialized records (spec §2.2),
-// byte for byte as the Java Record Layer's TransformedRecordSerializer writes it.
+// The optional compression / encryption wrapper around serialized records (docs/format.md, "Stored
+// record bytes"), byte for byte as the Java Record Layer's TransformedRecordSerializer writes it.
 //
 // Stored bytes start with a protobuf varint: low 3 bits the transformation (1 encrypted,
 // 2 clear, 4 compressed, 5 compressed then encrypted), the rest the encryption key number.

@@ -1,4 +1,5 @@
-// Split records: how a record's bytes are laid out under the records subspace (spec §2.3).
+// Split records: how a record's bytes are laid out under the records subspace (docs/format.md,
+// "Records").
 //
 // A record of primary key pk lives under (pk): unsplit at (pk, 0); longer than 100,000
 // bytes, in chunks of 100,000 bytes at (pk, 1), (pk, 2), ...; its version, if stored

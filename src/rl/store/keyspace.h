@@ -1,4 +1,4 @@
-// The top-level keyspace of a record store (spec record-layer-format §1.1): every key of a
+// The top-level keyspace of a record store (docs/format.md, "Store keyspace"): every key of a
 // store at prefix P is P + a tuple whose first element is one of these integers. The values
 // are the Java Record Layer's (FDBRecordStoreKeyspace), so stores are shared between the two.
 #pragma once

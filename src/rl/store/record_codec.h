@@ -1,6 +1,6 @@
-// How a record message becomes the bytes a store keeps and back (spec §2.1): the schema's
-// union message with exactly one field set, the record's type's field. Written directly
-// on the wire (a tag, a length, the record), so no union message is built; read by walking
+// How a record message becomes the bytes a store keeps and back (docs/format.md, "Union message"):
+// the schema's union message with exactly one field set, the record's type's field. Written
+// directly on the wire (a tag, a length, the record), so no union message is built; read by walking
 // the union's fields without parsing them, so the record's bytes are parsed once, into the
 // message the caller wants.
 #pragma once

@@ -325,7 +325,7 @@ void RecordStore::deleteAllRecords() {
   State& state = *state_;
   checkRecordUpdatesAllowed(state);
   // Everything from (1) to the index states, and everything after them: the header (0) and
-  // the index states (5, ...) stay (spec §1.1).
+  // the index states (5, ...) stay (docs/format.md, "Store keyspace").
   const fdb::KeyRange states = state.subspace().range(fdb::Tuple{keyspace::kIndexState});
   state.context->clearRange(state.recordsSubspace.key(), states.begin);
   state.context->clearRange(states.end, state.subspace().range().end);

@@ -1,5 +1,6 @@
 // Opening a record store: the header, the existence checks, the format and metadata
-// version rules and the index states (spec §1.2-§1.6, §9.3).
+// version rules and the index states (docs/format.md: "Store header", "Format versions", "Index
+// states").
 #include <fmt/format.h>
 #include <google/protobuf/descriptor.h>
 #include <algorithm>
@@ -63,7 +64,8 @@ IndexState parseIndexState(std::string_view name, std::string_view value) {
   return *state;
 }
 
-// Whether the first key of a store without a header may be tolerated (spec §1.2).
+// Whether the first key of a store without a header may be tolerated (docs/format.md, "Store
+// header").
 bool toleratedFirstKey(RecordStore::State& state, std::string_view key, StoreExistenceCheck check) {
   if (check == StoreExistenceCheck::kNone) {
     state.log(fmt::format("Record store has no info but is not empty; first key {}",
