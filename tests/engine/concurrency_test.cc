@@ -13,6 +13,7 @@
 #include "engine/test_support.h"
 
 #include "engine/engine.h"
+#include "engine/held_commit.h"
 #include "fdb/database.h"
 #include "fdb/error.h"
 
@@ -105,26 +106,9 @@ TEST(Concurrency, ReadsDoNotWaitForACommitBeingApplied) {
   clock->advanceMicros(10);
 
   // Hold a commit between its two mutations, with the commit lock held.
-  std::mutex mutex;
-  std::condition_variable changed;
-  bool applying = false;
-  bool release = false;
-  engine.setApplyHookForTesting([&](size_t index) {
-    if (index != 0) return;
-    std::unique_lock lock(mutex);
-    applying = true;
-    changed.notify_all();
-    // Bounded, so a regression fails the test instead of hanging it.
-    changed.wait_for(lock, std::chrono::seconds(30), [&] { return release; });
-  });
-  std::thread committer([&] {
-    commitAll(engine, {{engine::Mutation::Kind::kSet, "a", "new"},
-                       {engine::Mutation::Kind::kSet, "b", "new"}});
-  });
-  {
-    std::unique_lock lock(mutex);
-    ASSERT_TRUE(changed.wait_for(lock, std::chrono::seconds(30), [&] { return applying; }));
-  }
+  HeldCommit held(engine, {{engine::Mutation::Kind::kSet, "a", "new"},
+                           {engine::Mutation::Kind::kSet, "b", "new"}});
+  ASSERT_TRUE(held.isHeld());
   // The commit is half applied and holds the lock; reads proceed and see none of it.
   clock->advanceMicros(10);
   int64_t version = engine.getReadVersion();
@@ -135,12 +119,7 @@ TEST(Concurrency, ReadsDoNotWaitForACommitBeingApplied) {
     rows.push_back(std::string(key) + "=" + std::string(value));
     return true;
   });
-  {
-    std::lock_guard lock(mutex);
-    release = true;
-  }
-  changed.notify_all();
-  committer.join();
+  held.release();
   EXPECT_EQ(a, "old");
   EXPECT_EQ(b, "old");
   EXPECT_EQ(rows, (std::vector<std::string>{"a=old", "b=old"}));

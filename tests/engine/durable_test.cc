@@ -21,6 +21,7 @@
 
 #include "engine/durable/durable_database.h"
 #include "engine/engine.h"
+#include "engine/held_commit.h"
 #include "engine/memory_database.h"
 #include "engine/test_support.h"
 #include "fdb/database.h"
@@ -632,35 +633,14 @@ TEST(Durable, ReadsDoNotWaitForACommitBeingApplied) {
   commitAll(*engine, {{Mutation::Kind::kSet, "a", "old"}, {Mutation::Kind::kSet, "b", "old"}});
   clock->advanceMicros(10);
 
-  std::mutex mutex;
-  std::condition_variable changed;
-  bool applying = false;
-  bool release = false;
-  engine->setApplyHookForTesting([&](size_t index) {
-    if (index != 0) return;
-    std::unique_lock lock(mutex);
-    applying = true;
-    changed.notify_all();
-    // Bounded, so a regression fails the test instead of hanging it.
-    changed.wait_for(lock, std::chrono::seconds(30), [&] { return release; });
-  });
-  std::thread committer([&] {
-    commitAll(*engine, {{Mutation::Kind::kSet, "a", "new"}, {Mutation::Kind::kSet, "b", "new"}});
-  });
-  {
-    std::unique_lock lock(mutex);
-    ASSERT_TRUE(changed.wait_for(lock, std::chrono::seconds(30), [&] { return applying; }));
-  }
+  test_support::HeldCommit held(
+      *engine, {{Mutation::Kind::kSet, "a", "new"}, {Mutation::Kind::kSet, "b", "new"}});
+  ASSERT_TRUE(held.isHeld());
   clock->advanceMicros(10);
   int64_t version = engine->getReadVersion();
   std::optional<Bytes> a = engine->read(version).get("a");
   std::optional<Bytes> b = engine->read(version).get("b");
-  {
-    std::lock_guard lock(mutex);
-    release = true;
-  }
-  changed.notify_all();
-  committer.join();
+  held.release();
   EXPECT_EQ(a, "old");
   EXPECT_EQ(b, "old");
   int64_t after = engine->getReadVersion();
