@@ -107,7 +107,7 @@ void runCreate(const StoreArguments& args, const CreateOptions& options) {
     throw MetaDataException(oneLine(e.what()));  // protoc's errors come one a line
   }
   const RecordMetaData& metaData = *loaded;
-  fdb::Database db = openStoreDatabase(args);
+  fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadWrite);
   int formatVersion = 0;
   runInContext(db, [&](RecordContext& context) {
     // The store first: creating it checks that its key range holds nothing yet.
@@ -137,7 +137,7 @@ void runOpen(const StoreArguments& args, const CreateOptions& options) {
     throw MetaDataException(oneLine(e.what()));
   }
   const RecordMetaData& metaData = *loaded;
-  fdb::Database db = openStoreDatabase(args);
+  fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadWrite);
   int storedVersion = -1;
   bool unchanged = false;
   int formatVersion = 0;
@@ -200,7 +200,7 @@ std::string recordTypesOf(const RecordMetaData& metaData, const Index& index) {
 
 void runInfo(const StoreArguments& args, bool json) {
   const StoreLocation location = storeLocation(args);
-  fdb::Database db = openStoreDatabase(args);
+  fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadOnly);
   const RecordMetaData metaData = loadStoreMetaData(db, args);
   DataStoreInfo header;
   std::vector<std::string> states;
