@@ -196,9 +196,10 @@ TEST_F(RlStore, BadMetadataOptions) {
               "unknown record type Nope");
   expectError({"store", "create"}, {"--proto", proto, "--version", "0"},
               "--version 0: the metadata's version is at least 1 (one per index)");
-  expectError({"store", "info"}, {},
-              "no record store at (\"shop\", \"orders\") (no metadata at (\"rl-metadata\", "
-              "\"shop\", \"orders\")): rl store create makes one");
+  // None of them created anything, not even the database.
+  expectError(
+      {"store", "info"}, {},
+      "no database at " + db_ + " (no such directory); a command that only reads creates none");
 }
 
 TEST_F(RlStore, OpenCreatesThenEvolvesTheMetadata) {
@@ -669,10 +670,10 @@ TEST_F(RlStore, MissingOrMalformedProto) {
   write("bad.proto", "syntax = \"proto2\";\nmessage A { optional int64 id = 1 }\n");
   expectError({"store", "create"}, {"--proto", file("bad.proto")},
               "cannot load schema bad.proto: bad.proto:2:35: Expected \";\".");
-  // Neither created anything.
-  expectError({"store", "info"}, {},
-              "no record store at (\"shop\", \"orders\") (no metadata at (\"rl-metadata\", "
-              "\"shop\", \"orders\")): rl store create makes one");
+  // Neither created anything, not even the database.
+  expectError(
+      {"store", "info"}, {},
+      "no database at " + db_ + " (no such directory); a command that only reads creates none");
 }
 
 TEST_F(RlStore, MalformedJsonLineKeepsTheLinesBefore) {
@@ -770,6 +771,7 @@ TEST_F(RlStore, OversizedRecordInAnUnsplitStore) {
 }
 
 TEST_F(RlStore, NoStoreAtThePath) {
+  create();  // the database exists; the store at ("elsewhere",) does not
   expectError({"scan"}, {},
               "no record store at (\"elsewhere\",) (no metadata at (\"rl-metadata\", "
               "\"elsewhere\")): rl store create makes one",
