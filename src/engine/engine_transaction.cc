@@ -425,9 +425,6 @@ void EngineTransaction::clearRange(std::string_view begin, std::string_view end)
     }
     return;  // accepted; no special-key module stores anything here
   }
-  if (end == keyAfter(begin) && begin == kMetadataVersionKey) {
-    return deferError(*unwritableKeyError(begin, "clear"));
-  }
   const Bytes& writableEnd = options_.accessSystemKeys ? kSystemKeysEnd : kNormalKeysEnd;
   if (begin > writableEnd || end > writableEnd) {
     return deferError(

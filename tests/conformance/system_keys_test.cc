@@ -255,6 +255,39 @@ TEST_P(SystemKeysTest, MetadataVersionAcceptsNoOtherWrite) {
   }
 }
 
+TEST_P(SystemKeysTest, MetadataVersionCanBeClearedWithSystemKeyAccess) {
+  // Only a plain set is refused; a clear is an ordinary write of a system key.
+  auto bump = [&] {
+    Transaction tr = db().createTransaction();
+    tr.atomicOp(kMetadataVersionKey, Bytes(14, '\0'), MutationType::kSetVersionstampedValue);
+    tr.commit().get();
+  };
+  auto metadataVersion = [&] {
+    Transaction tr = db().createTransaction();
+    return tr.get(kMetadataVersionKey).get();
+  };
+  bump();
+  {
+    Transaction tr = db().createTransaction();
+    tr.setOption(TransactionOption::kAccessSystemKeys);
+    tr.clear(kMetadataVersionKey);
+    EXPECT_NO_THROW(tr.commit().get());
+  }
+  EXPECT_EQ(metadataVersion(), std::nullopt);
+  bump();
+  {
+    Transaction tr = db().createTransaction();
+    tr.setOption(TransactionOption::kAccessSystemKeys);
+    tr.clearRange(kMetadataVersionKey, keyAfter(kMetadataVersionKey));
+    EXPECT_NO_THROW(tr.commit().get());
+  }
+  EXPECT_EQ(metadataVersion(), std::nullopt);
+  {
+    Transaction tr = db().createTransaction();  // without system-key access: outside the range
+    EXPECT_FDB_ERROR(2004, tr.clear(kMetadataVersionKey); tr.commit().get());
+  }
+}
+
 RL_CONFORMANCE_INSTANTIATE(SystemKeysTest);
 
 }  // namespace
