@@ -187,9 +187,18 @@ int64_t Engine::commit(const CommitRequest& request) {
   if (!watches_.empty()) {
     for (const Mutation& mutation : request.mutations) checkWatches(mutation, version, &fired);
   }
-  // 6. Conflict history.
+  // 6. Conflict history: the transaction's write conflict ranges, and the key each
+  // versionstamped key produced, which only now is known (FoundationDB's commit proxy adds it;
+  // docs/semantics.md, "Conflict ranges").
   for (KeyRangeView range : request.writeConflicts) {
     history_.add(range.begin, range.end, version);
+  }
+  for (const Mutation& mutation : request.mutations) {
+    if (mutation.kind == Mutation::Kind::kAtomic &&
+        mutation.atomicType == MutationType::kSetVersionstampedKey) {
+      Bytes key = placeVersionstamp(mutation.key, version);
+      history_.add(key, key + '\0', version);
+    }
   }
   lastApplied_ = version;
   ++commits_;
