@@ -7,6 +7,7 @@
 #include <random>
 
 #include "engine/atomic.h"
+#include "engine/commit_size.h"
 #include "engine/transaction_internal.h"
 
 namespace fdb::engine {
@@ -17,6 +18,8 @@ namespace {
 
 constexpr double kInitialBackoffSeconds = 0.01;
 constexpr double kProxyMemoryMaxBackoffSeconds = 30.0;
+// The merged size of a commit is at most this many times its running estimate (commitSize).
+constexpr int64_t kMergedSizeBound = 4;
 
 // A uniform double in [0, 1) from this thread's generator (splitmix64), seeded from
 // std::random_device on the thread's first use. Eight bytes of trivial thread-local state,
@@ -552,6 +555,16 @@ Future<int64_t> EngineTransaction::getApproximateSize() {
   return Future<int64_t>::ready(approximateSize_);
 }
 
+int64_t EngineTransaction::commitSize() const {
+  // With read-your-writes off every write went out as it was issued, unmerged.
+  if (options_.readYourWritesDisabled) return approximateSize_;
+  // Merging at most quadruples the running estimate (a key written inside a cleared range
+  // cuts the clear in two), so below a quarter of the limit it cannot matter.
+  if (approximateSize_ <= options_.sizeLimit / kMergedSizeBound) return approximateSize_;
+  return mergedMutationBytes(writes_.mutations()) + coalescedRangeBytes(readConflicts_) +
+         coalescedRangeBytes(writeConflicts_);
+}
+
 Future<Bytes> EngineTransaction::getVersionstamp() {
   if (std::optional<Error> e = blockingError(false)) return Future<Bytes>::failed(*e);
   if (!versionstamp_) versionstamp_.emplace();
@@ -580,9 +593,9 @@ auto EngineTransaction::commitTo(Out out) {
     return out.succeed({});
   }
   try {
-    if (approximateSize_ > options_.sizeLimit) {
-      throw Error(errors::kTransactionTooLarge, fmt::format("{} bytes exceed the limit of {}",
-                                                            approximateSize_, options_.sizeLimit));
+    if (int64_t size = commitSize(); size > options_.sizeLimit) {
+      throw Error(errors::kTransactionTooLarge,
+                  fmt::format("{} bytes exceed the limit of {}", size, options_.sizeLimit));
     }
     CommitRequest request;
     request.readVersion = readVersion();

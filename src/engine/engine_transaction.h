@@ -174,6 +174,10 @@ class EngineTransaction final : public TransactionBackend {
                             std::string_view endKey, const std::string_view* firstRow,
                             const std::string_view* lastRow, bool more, bool reverse,
                             const ResolvedRange& range);
+  // The size FoundationDB checks against the size limit at commit: the writes as its
+  // read-your-writes map merges them and the conflict ranges coalesced (commit_size.h), or,
+  // where that cannot exceed the limit, the running estimate.
+  int64_t commitSize() const;
   // engine_->commit under the fault plan: may throw 1020 or 1021 (applied or not), or their
   // resolution under automatic idempotency.
   void commitWithFaults(const CommitRequest& request);
