@@ -238,6 +238,7 @@ void EngineTransaction::clearAttempt(std::string_view why) {
     versionstamp_.reset();
   }
   writes_.reset();
+  specialKeyWrites_.reset();
   readVersion_.reset();
   readConflicts_.clear();
   writeConflicts_.clear();
@@ -391,13 +392,8 @@ void EngineTransaction::firePendingWatchesIn(std::string_view begin, std::string
 }
 
 void EngineTransaction::set(std::string_view key, std::string_view value) {
+  if (isSpecialKey(key)) return setSpecialKey(key, value);
   if (!acceptWrite()) return;
-  if (key >= kSystemKeysEnd && key < kSpecialKeysEnd) {
-    if (!options_.specialKeySpaceEnableWrites) {
-      deferError(Error(kSpecialKeysWriteDisabled, "writes to the special key space are disabled"));
-    }
-    return;  // no special-key module takes writes here
-  }
   if (std::optional<Error> e = unwritableKeyError(key, "set")) return deferError(*e);
   if (value.size() > kValueSizeLimit) {
     return deferError(
@@ -411,6 +407,7 @@ void EngineTransaction::set(std::string_view key, std::string_view value) {
 
 void EngineTransaction::clear(std::string_view key) {
   if (!acceptWrite()) return;
+  if (isSpecialKey(key)) return clearSpecialKey(key);
   if (key.size() > kReadKeySizeLimit && key < kNormalKeysEnd) return;  // cannot exist
   clearRange(key, keyAfter(key));
 }
@@ -422,12 +419,7 @@ void EngineTransaction::clearRange(std::string_view begin, std::string_view end)
         errors::kInvertedRange,
         fmt::format("clearRange begin '{}' is after end '{}'", printable(begin), printable(end))));
   }
-  if (begin >= kSystemKeysEnd && end <= kSpecialKeysEnd) {
-    if (!options_.specialKeySpaceEnableWrites) {
-      deferError(Error(kSpecialKeysWriteDisabled, "writes to the special key space are disabled"));
-    }
-    return;  // accepted; no special-key module stores anything here
-  }
+  if (begin >= kSystemKeysEnd && end <= kSpecialKeysEnd) return clearSpecialRange(begin, end);
   const Bytes& writableEnd = options_.accessSystemKeys ? kSystemKeysEnd : kNormalKeysEnd;
   if (begin > writableEnd || end > writableEnd) {
     return deferError(
@@ -580,8 +572,10 @@ auto EngineTransaction::commitTo(Out out) {
   versionstamp_.reset();
   std::vector<PendingWatch> watches = std::move(pendingWatches_);
   pendingWatches_.clear();
+  // The special key space's modules commit first (SpecialKeySpace::commit).
+  std::optional<Error> specialKeysFailure = specialKeysCommitError();
 
-  if (writes_.empty() && writeConflicts_.empty()) {  // read-only: nothing to resolve
+  if (!specialKeysFailure && writes_.empty() && writeConflicts_.empty()) {  // read-only
     if (versionstamp) {
       // Made once: a copy of an Error allocates nothing, a new one formats its message.
       static const Error kNoVersion(kNoCommitVersion, "a read-only transaction has no version");
@@ -593,6 +587,7 @@ auto EngineTransaction::commitTo(Out out) {
     return out.succeed({});
   }
   try {
+    if (specialKeysFailure) throw *specialKeysFailure;
     if (int64_t size = commitSize(); size > options_.sizeLimit) {
       throw Error(errors::kTransactionTooLarge,
                   fmt::format("{} bytes exceed the limit of {}", size, options_.sizeLimit));
