@@ -18,6 +18,7 @@
 #include "absl/container/inlined_vector.h"
 #include "engine/database_settings.h"
 #include "engine/engine.h"
+#include "engine/special_keys.h"
 #include "engine/transaction_options.h"
 #include "engine/write_map.h"
 #include "fdb/backend.h"
@@ -174,6 +175,29 @@ class EngineTransaction final : public TransactionBackend {
                             std::string_view endKey, const std::string_view* firstRow,
                             const std::string_view* lastRow, bool more, bool reverse,
                             const ResolvedRange& range);
+  // The special key space [\xff\xff, \xff\xff\xff), answered without the database
+  // (special_keys.h; transaction_special_keys.cc). readSpecialTo runs `body` with what the
+  // special keys are read from, handing over its outcome as `out` says.
+  template <typename Out, typename Body>
+  auto readSpecialTo(Out out, Body body);
+  Future<std::optional<Bytes>> getSpecialKey(std::string_view key);
+  void getSpecialKey(std::string_view key, Completion<std::optional<Bytes>>& done);
+  Future<RangeResult> getSpecialRange(KeySelectorRef begin, KeySelectorRef end,
+                                      const RangeOptions& options);
+  void getSpecialRange(KeySelectorRef begin, KeySelectorRef end, const RangeOptions& options,
+                       Completion<RangeResult>& done);
+  // Writes there: deferred 2114 without SPECIAL_KEY_SPACE_ENABLE_WRITES, else given to their
+  // module (which may defer an error of its own).
+  SpecialKeyWrites* specialKeyWrites();
+  void setSpecialKey(std::string_view key, std::string_view value);
+  void clearSpecialKey(std::string_view key);
+  void clearSpecialRange(std::string_view begin, std::string_view end);
+  // The error the written special-key modules fail the commit with, if any.
+  std::optional<Error> specialKeysCommitError();
+  // The size FoundationDB checks against the size limit at commit: the writes as its
+  // read-your-writes map merges them and the conflict ranges coalesced (commit_size.h), or,
+  // where that cannot exceed the limit, the running estimate.
+  int64_t commitSize() const;
   // engine_->commit under the fault plan: may throw 1020 or 1021 (applied or not), or their
   // resolution under automatic idempotency.
   void commitWithFaults(const CommitRequest& request);
@@ -235,6 +259,8 @@ class EngineTransaction final : public TransactionBackend {
   int64_t committedVersion_ = -1;
   std::vector<PendingWatch> pendingWatches_;
   std::optional<Promise<Bytes>> versionstamp_;
+  // Made by the first write to the special key space (rare: kept out of the object).
+  std::unique_ptr<SpecialKeyWrites> specialKeyWrites_;
 
   // Timing of simulated round trips (engine clock microseconds): when the operation under
   // way completes, and when the read version's round trip completes.

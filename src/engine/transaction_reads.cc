@@ -215,7 +215,6 @@ auto EngineTransaction::getTo(std::string_view key, bool snapshot, Out out) {
     // system checks.
     size_t readLimit = kReadKeySizeLimit;
     if (key.starts_with('\xff')) {
-      if (key >= kSystemKeysEnd && key < kSpecialKeysEnd) return std::nullopt;  // no modules
       if (key >= maxReadKey() && key != kMetadataVersionKey) {
         throw Error(errors::kKeyOutsideLegalRange,
                     fmt::format("key '{}' is in the system key space", printable(key)));
@@ -241,10 +240,14 @@ auto EngineTransaction::getTo(std::string_view key, bool snapshot, Out out) {
 }
 
 Future<std::optional<Bytes>> EngineTransaction::get(std::string_view key, bool snapshot) {
+  if (isSpecialKey(key)) [[unlikely]]
+    return getSpecialKey(key);
   return getTo(key, snapshot, AsFuture<std::optional<Bytes>>{this});
 }
 void EngineTransaction::get(std::string_view key, bool snapshot,
                             Completion<std::optional<Bytes>>& done) {
+  if (isSpecialKey(key)) [[unlikely]]
+    return getSpecialKey(key, done);
   getTo(key, snapshot, ToCompletion<std::optional<Bytes>>{this, done});
 }
 
@@ -347,8 +350,6 @@ auto EngineTransaction::getRangeTo(KeySelectorRef begin, KeySelectorRef end,
   beginOperation();
   return out.run([&] {
     RangeResult result;
-    // The special key space has no modules here: its ranges read empty.
-    if (begin.key >= kSystemKeysEnd && end.key <= kSpecialKeysEnd) return result;
     const RangeRequest request(begin, end, options, validateRange(begin, end, options));
     if (request.empty) return result;
     const int64_t byteLimit = request.byteLimit;
@@ -407,13 +408,23 @@ auto EngineTransaction::getRangeTo(KeySelectorRef begin, KeySelectorRef end,
   });
 }
 
+// A range read is the special key space's when its begin key is in it and its end key at most
+// its end (ReadYourWritesTransaction::getRange).
+static bool isSpecialRange(KeySelectorRef begin, KeySelectorRef end) {
+  return isSpecialKey(begin.key) && end.key >= kSystemKeysEnd && end.key <= kSpecialKeysEnd;
+}
+
 Future<RangeResult> EngineTransaction::getRange(KeySelectorRef begin, KeySelectorRef end,
                                                 const RangeOptions& options, bool snapshot) {
+  if (isSpecialRange(begin, end)) [[unlikely]]
+    return getSpecialRange(begin, end, options);
   return getRangeTo(begin, end, options, snapshot, AsFuture<RangeResult>{this});
 }
 void EngineTransaction::getRange(KeySelectorRef begin, KeySelectorRef end,
                                  const RangeOptions& options, bool snapshot,
                                  Completion<RangeResult>& done) {
+  if (isSpecialRange(begin, end)) [[unlikely]]
+    return getSpecialRange(begin, end, options, done);
   getRangeTo(begin, end, options, snapshot, ToCompletion<RangeResult>{this, done});
 }
 

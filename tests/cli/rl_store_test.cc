@@ -324,6 +324,29 @@ TEST_F(RlStore, IndexBuildOfAUniqueIndexTheRecordsViolate) {
   EXPECT_NE(ok({"store", "info"}).find("  yes     WRITE_ONLY\n"), std::string::npos);
 }
 
+TEST_F(RlStore, CreateFromAnAbsoluteProtoPathWithImportDirs) {
+  // The schema imports a file found only through -I; the .proto itself is named by its
+  // absolute path, which an import directory must not be prefixed to.
+  std::filesystem::create_directories(dir_ / "imports");
+  std::filesystem::create_directories(dir_ / "schemas");
+  write("imports/shared.proto",
+        "syntax = \"proto2\";\npackage shop;\nmessage Note {\n"
+        "  optional string text = 1;\n}\n");
+  std::string proto = kOrdersProto;
+  proto.replace(proto.find("import "), 0, "import \"shared.proto\";\n");
+  proto.replace(proto.find("  repeated string tags"), 0, "  optional Note note = 6;\n");
+  const std::string path = write("schemas/orders.proto", proto);
+  ASSERT_TRUE(std::filesystem::path(path).is_absolute());
+  EXPECT_EQ(ok({"store", "create"}, {"--proto", path, "-I", (dir_ / "imports").string()}),
+            "Created the record store (\"shop\", \"orders\") in " + db_ +
+                ": format version 7, metadata version 1, record types Order, 1 index.\n");
+  // The same with the .proto's own directory also given as an import directory.
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", path, "-I", (dir_ / "schemas").string(), "-I",
+                                   (dir_ / "imports").string()}),
+            "The record store (\"shop\", \"orders\") in " + db_ +
+                " has this schema: metadata version 1.\n");
+}
+
 TEST_F(RlStore, CreateTwiceFails) {
   create();
   expectError({"store", "create"}, {"--proto", file("orders.proto")},
