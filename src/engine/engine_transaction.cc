@@ -235,6 +235,7 @@ void EngineTransaction::clearAttempt(std::string_view why) {
     versionstamp_.reset();
   }
   writes_.reset();
+  known_.reset();
   readVersion_.reset();
   readConflicts_.clear();
   writeConflicts_.clear();
