@@ -3,17 +3,22 @@
 #include <cstddef>
 #include <cstring>
 #include <iterator>
+#include <vector>
 
 namespace fdb::engine {
 
 // The arena's first block lives in the state itself: a transaction that reads a few keys makes
 // one allocation for all of it.
 struct KnownRanges::State {
-  State() : arena(initialBlock, sizeof(initialBlock)), pieces(&arena) {}
+  State() : arena(initialBlock, sizeof(initialBlock)), pieces(&arena), pendingKeys(&arena) {}
 
   alignas(std::max_align_t) std::byte initialBlock[384];
-  std::pmr::monotonic_buffer_resource arena;  // declared before the map, which uses it
+  std::pmr::monotonic_buffer_resource arena;  // declared before the containers, which use it
   Pieces pieces;
+  // Keys read one by one, not yet added to `pieces` (k + '\0' each): a point read only appends.
+  // Adding them before any other insert or lookup gives the pieces FoundationDB has: a one-key
+  // piece never moves the bounds of a later range, which absorbs it or leaves it alone.
+  std::pmr::vector<std::string_view> pendingKeys;
 };
 
 KnownRanges::KnownRanges() = default;
@@ -21,7 +26,22 @@ KnownRanges::~KnownRanges() = default;
 
 void KnownRanges::reset() { state_.reset(); }
 
-size_t KnownRanges::pieceCount() const { return state_ == nullptr ? 0 : state_->pieces.size(); }
+size_t KnownRanges::pieceCount() const {
+  settle();
+  return state_ == nullptr ? 0 : state_->pieces.size();
+}
+
+void KnownRanges::settle() const {
+  if (state_ == nullptr || state_->pendingKeys.empty()) return;
+  Pieces& pieces = state_->pieces;
+  for (std::string_view keyAndZero : state_->pendingKeys) {
+    std::string_view key = keyAndZero.substr(0, keyAndZero.size() - 1);
+    auto it = pieces.upper_bound(key);
+    if (it != pieces.begin() && key < std::prev(it)->second) continue;  // known already
+    pieces.emplace_hint(it, key, keyAndZero);
+  }
+  state_->pendingKeys.clear();
+}
 
 KnownRanges::State& KnownRanges::state() {
   if (state_ == nullptr) state_ = std::make_unique<State>();
@@ -39,6 +59,7 @@ std::string_view KnownRanges::keep(std::string_view bytes, bool appendZero) {
 
 void KnownRanges::insert(std::string_view begin, std::string_view end) {
   if (begin >= end) return;
+  settle();
   // A piece holding `begin` keeps its part: the new one starts where it ends (unless it starts
   // at `begin` too, when the new piece replaces it).
   if (std::optional<Piece> first = containing(begin); first && first->begin != begin) {
@@ -55,12 +76,17 @@ void KnownRanges::insert(std::string_view begin, std::string_view end) {
 }
 
 void KnownRanges::insertKey(std::string_view key) {
-  if (containing(key)) return;  // a known key is never a piece's end: nothing to add
-  std::string_view storedKey = keep(key, true);
-  state().pieces.emplace(storedKey.substr(0, key.size()), storedKey);
+  State& known = state();
+  // The same key read again right away (a loop of reads) is recorded once.
+  if (!known.pendingKeys.empty() && known.pendingKeys.back().substr(0, key.size()) == key &&
+      known.pendingKeys.back().size() == key.size() + 1) {
+    return;
+  }
+  known.pendingKeys.push_back(keep(key, true));
 }
 
 std::optional<KnownRanges::Piece> KnownRanges::containing(std::string_view key) const {
+  settle();
   if (state_ == nullptr) return std::nullopt;
   const Pieces& pieces = state_->pieces;
   auto it = pieces.upper_bound(key);
@@ -71,6 +97,7 @@ std::optional<KnownRanges::Piece> KnownRanges::containing(std::string_view key) 
 }
 
 std::optional<KnownRanges::Piece> KnownRanges::endingAtOrAfter(std::string_view key) const {
+  settle();
   if (state_ == nullptr) return std::nullopt;
   const Pieces& pieces = state_->pieces;
   auto it = pieces.lower_bound(key);  // begin >= key
@@ -81,6 +108,7 @@ std::optional<KnownRanges::Piece> KnownRanges::endingAtOrAfter(std::string_view 
 }
 
 std::optional<KnownRanges::Piece> KnownRanges::lastEndingAtOrBefore(std::string_view key) const {
+  settle();
   if (state_ == nullptr) return std::nullopt;
   const Pieces& pieces = state_->pieces;
   auto it = pieces.upper_bound(key);  // begin > key
@@ -93,6 +121,7 @@ std::optional<KnownRanges::Piece> KnownRanges::lastEndingAtOrBefore(std::string_
 
 std::optional<KnownRanges::Piece> KnownRanges::firstBeginningAfter(std::string_view key,
                                                                    bool orAt) const {
+  settle();
   if (state_ == nullptr) return std::nullopt;
   const Pieces& pieces = state_->pieces;
   auto it = orAt ? pieces.lower_bound(key) : pieces.upper_bound(key);
@@ -101,6 +130,7 @@ std::optional<KnownRanges::Piece> KnownRanges::firstBeginningAfter(std::string_v
 }
 
 bool KnownRanges::touches(std::string_view begin, std::string_view end) const {
+  settle();
   if (state_ == nullptr) return false;
   if (containing(begin)) return true;
   auto it = state_->pieces.upper_bound(begin);

@@ -45,7 +45,8 @@ class KnownRanges {
   // [begin, end) is now known, recorded as SnapshotCache::insert records it: only the part not
   // yet known is added, as one piece that absorbs the pieces inside it.
   void insert(std::string_view begin, std::string_view end);
-  // The one key [key, key + '\0').
+  // The one key [key, key + '\0'): recorded at once, added to the pieces at the next insert or
+  // lookup (a point read costs an append).
   void insertKey(std::string_view key);
 
   // The piece holding `key`, if any.
@@ -67,6 +68,8 @@ class KnownRanges {
 
   std::string_view keep(std::string_view bytes, bool appendZero);
   State& state();
+  // Adds the keys insertKey deferred (lookups see them; the object stays logically const).
+  void settle() const;
 
   std::unique_ptr<State> state_;  // made by the first insert
 };
