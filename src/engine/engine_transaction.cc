@@ -239,6 +239,7 @@ void EngineTransaction::clearAttempt(std::string_view why) {
   }
   writes_.reset();
   specialKeyWrites_.reset();
+  known_.reset();
   readVersion_.reset();
   readConflicts_.clear();
   writeConflicts_.clear();

@@ -18,6 +18,7 @@
 #include "absl/container/inlined_vector.h"
 #include "engine/database_settings.h"
 #include "engine/engine.h"
+#include "engine/known_ranges.h"
 #include "engine/special_keys.h"
 #include "engine/transaction_options.h"
 #include "engine/write_map.h"
@@ -237,11 +238,24 @@ class EngineTransaction final : public TransactionBackend {
   // effective byte limit (-1: none).
   int64_t validateRange(KeySelectorRef begin, KeySelectorRef end,
                         const RangeOptions& options) const;
+  // Whether reads remember what they learn of the database in known_ (not when read-your-writes
+  // is off: such reads go to the database as they are).
+  bool remembersReads() const { return !options_.readYourWritesDisabled; }
+  // Records in known_ what a read of [begin, end) in the database alone learnt: all of it, or
+  // up to its last row when it stopped at a limit (`lastRow`, in read order).
+  void rememberRead(std::string_view begin, std::string_view end, bool reverse,
+                    const std::string_view* lastRow);
+  // The same for the reads that resolve a key selector (normalized: orEqual folded into `key`).
+  void rememberSelectorRead(const Engine::Reader& reader, const WriteMap& writes,
+                            std::string_view key, int offset);
 
   std::shared_ptr<Engine> engine_;
   std::shared_ptr<DatabaseSettings> settings_;
   TransactionOptions options_;
   WriteMap writes_;
+  // What reads learnt of the database: where a range read may stop early (docs/semantics.md,
+  // "Range reads").
+  KnownRanges known_;
   std::optional<int64_t> readVersion_;
   // Read conflict ranges flat in one buffer (a range read adds one each); inline room for
   // one write conflict range: a one-key transaction allocates nothing for it (and the

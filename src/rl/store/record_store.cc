@@ -286,15 +286,13 @@ bool RecordStore::recordExists(const fdb::Tuple& primaryKey) {
   if (!state.metaData.splitLongRecords() && state.omitUnsplitRecordSuffix) {
     return tr.get(state.recordsSubspace.pack(primaryKey)).get().has_value();
   }
-  // The first two keys under (pk): a version key alone is no record.
-  fdb::RangeOptions options;
-  options.limit = 2;
-  options.mode = fdb::StreamingMode::kWantAll;
+  // The first two keys under (pk): a version key alone is no record. Read to the end or to
+  // two rows: one read may stop early with `more` (docs/semantics.md, "Range reads").
   const fdb::Bytes prefix = state.recordsSubspace.pack(primaryKey);
-  const fdb::RangeResult rows = tr.getRange(keyspace::prefixRange(prefix), options).get();
+  const std::vector<fdb::KeyValue> rows = tr.getRangeAll(keyspace::prefixRange(prefix), 2);
   const fdb::Bytes versionKey = prefix + fdb::Tuple{kRecordVersionSuffix}.pack();
-  return std::any_of(rows.rows.begin(), rows.rows.end(),
-                     [&](const fdb::KeyValueRef& row) { return row.key != versionKey; });
+  return std::any_of(rows.begin(), rows.end(),
+                     [&](const fdb::KeyValue& row) { return row.key != versionKey; });
 }
 
 bool RecordStore::deleteRecord(const fdb::Tuple& primaryKey) {
