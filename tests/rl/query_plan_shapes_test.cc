@@ -145,6 +145,12 @@ TEST_F(QueryPlanShapes, OneOfThemRangeRemovesDuplicates) {
             "Index(Order$tags ([m],>)");
 }
 
+TEST_F(QueryPlanShapes, TwoOneOfThemRangesMayHoldOnDifferentElements) {
+  EXPECT_EQ(explain({.filter = Q::allOf(Q::field("tags").oneOfThem().greaterThan("a"),
+                                        Q::field("tags").oneOfThem().lessThan("c"))}),
+            "Index(Order$tags ([a],>) | UnorderedPrimaryKeyDistinct() | one of tags LESS_THAN c");
+}
+
 TEST_F(QueryPlanShapes, NestedField) {
   EXPECT_EQ(explain({.filter = Q::field("ship_to").matches(Q::field("city").equalsValue("Paris"))}),
             "Index(Order$city [[Paris],[Paris]])");

@@ -411,6 +411,9 @@ class Planner {
                 if (range && !startsWith) {
                   comparisons.inequalities.push_back(leaves[i]->comparison);
                   used[i] = true;
+                  // Two "one of" comparisons may hold on different elements: only one
+                  // narrows the scan of a repeated field.
+                  if (hasFanOutStep(column)) break;
                 }
               }
               if (!comparisons.inequalities.empty()) {
@@ -850,9 +853,9 @@ class Planner {
       for (const std::string& name : field.path) path.push_back(PathStep{name, false});
       need(path);
     }
+    // Every field the entries hold is copied (the needed ones among them).
     std::vector<CoveringField> fields;
     for (const Available& a : available) {
-      if (std::find(needed.begin(), needed.end(), a.path) == needed.end()) continue;
       if (std::any_of(fields.begin(), fields.end(), [&](const CoveringField& f) {
             return f.path.size() == a.path.size() &&
                    std::equal(f.path.begin(), f.path.end(), a.path.begin(),
@@ -860,17 +863,21 @@ class Planner {
           })) {
         continue;
       }
-      CoveringField field;
-      for (const PathStep& step : a.path) {
-        if (step.repeated) return plan;
-        field.path.push_back(step.name);
+      if (std::any_of(a.path.begin(), a.path.end(), [](const PathStep& s) { return s.repeated; })) {
+        continue;
       }
+      CoveringField field;
+      for (const PathStep& step : a.path) field.path.push_back(step.name);
       field.fromValue = a.fromValue;
       field.position = a.position;
       fields.push_back(std::move(field));
     }
     for (const FieldPath& path : needed) {
-      if (find(path) == nullptr) return plan;
+      const Available* a = find(path);
+      if (a == nullptr ||
+          std::any_of(path.begin(), path.end(), [](const PathStep& s) { return s.repeated; })) {
+        return plan;
+      }
     }
     RecordQueryPlanPtr covering =
         std::make_shared<RecordQueryCoveringIndexPlan>(scan, types[0]->name(), std::move(fields));
