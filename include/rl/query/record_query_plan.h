@@ -12,6 +12,9 @@
 // docs/query.md ("Plans and explain") gives the grammar. The node types mirror the Java
 // Record Layer's plan classes and keep their names.
 //
+// Plans are owned by std::shared_ptr (the planner makes them so; a plan built by hand must be
+// too, with std::make_shared): the cursors of a running plan share its nodes.
+//
 // Thread-safety: plans are immutable; one plan may be executed by many threads at once.
 #pragma once
 
