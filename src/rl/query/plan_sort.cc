@@ -76,8 +76,9 @@ class InMemorySortCursor : public RecordCursor<QueriedRecord> {
       }
       rows_.push_back(SortedRow{std::move(key), std::move(row)});
     }
-    std::stable_sort(rows_.begin(), rows_.end(),
-                     [&](const SortedRow& a, const SortedRow& b) { return before(a.key, b.key); });
+    // Keys hold the primary key, so no two are equal and the order is total.
+    std::sort(rows_.begin(), rows_.end(),
+              [&](const SortedRow& a, const SortedRow& b) { return before(a.key, b.key); });
     sorted_ = true;
     return std::nullopt;
   }

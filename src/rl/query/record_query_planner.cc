@@ -125,7 +125,7 @@ struct InClause {
 // An IN under an OR or a NOT stays where it is: a join over its values would not mean the same.
 class InExtractor {
  public:
-  explicit InExtractor(const std::vector<QueryComponent>& conjuncts) : original_(conjuncts) {
+  explicit InExtractor(const std::vector<QueryComponent>& conjuncts) {
     int counter = 0;
     for (const QueryComponent& conjunct : conjuncts) {
       std::optional<Leaf> leaf = asLeaf(conjunct);
@@ -195,7 +195,6 @@ class InExtractor {
   }
 
  private:
-  std::vector<QueryComponent> original_;
   std::vector<QueryComponent> subFilter_;
   std::vector<InClause> clauses_;
 };
@@ -644,10 +643,17 @@ class Planner {
     const std::vector<KeyExpression> key = mergeKey();
     std::erase_if(candidates, [&](const ScoredPlan& c) { return !orderedBy(c.ordering, key); });
     if (candidates.size() < 2) return std::nullopt;
-    std::stable_sort(candidates.begin(), candidates.end(),
-                     [](const ScoredPlan& a, const ScoredPlan& b) {
-                       return a.unsatisfied.size() < b.unsatisfied.size();
-                     });
+    // Fewest conjuncts left first; equal ones in candidate order.
+    std::vector<size_t> order(candidates.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      const size_t left = candidates[a].unsatisfied.size();
+      const size_t right = candidates[b].unsatisfied.size();
+      return left != right ? left < right : a < b;
+    });
+    std::vector<ScoredPlan> sorted;
+    for (size_t i : order) sorted.push_back(std::move(candidates[i]));
+    candidates = std::move(sorted);
     std::vector<QueryComponent> left = candidates[0].unsatisfied;
     std::vector<RecordQueryPlanPtr> included{candidates[0].plan};
     for (size_t i = 1; i < candidates.size(); ++i) {
