@@ -94,11 +94,17 @@ CursorPtr<QueriedRecord> RecordQueryIndexPlan::execute(
   if (selectsNothing(range, fdb::Subspace::fromBytes(storeIndex.subspacePrefix))) {
     return query::emptyCursor();
   }
-  CursorPtr<FetchedRecord> fetched = store::scanIndexRecords(
-      state, storeIndex, range, continuation, ScanProperties(properties, reverse_), fetchMethod_,
-      IndexOrphanBehavior::kError, pipelineSize_);
-  return map(std::move(fetched), [](FetchedRecord&& row) {
-    QueriedRecord out = queried(std::move(*row.record));
+  // Straight from the maintainer's raw rows to query rows, in one step per row as
+  // RecordStore::scanIndexRecords takes to its FetchedRecords.
+  CursorPtr<IndexedRawRecord> raw =
+      state.maintainer(storeIndex)
+          .scanRecords(range, continuation, ScanProperties(properties, reverse_), fetchMethod_,
+                       IndexOrphanBehavior::kError, pipelineSize_);
+  return map(std::move(raw), [state = execution.store,
+                              arenas = store::RecordArenas()](IndexedRawRecord&& row) mutable {
+    QueriedRecord out;
+    state->countRead(row.entry.rawKey(), row.entry.packedValue());
+    store::loadFetchedRecord(*state, std::move(*row.record), arenas, out);
     out.indexEntry = std::move(row.entry);
     return out;
   });

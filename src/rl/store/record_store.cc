@@ -407,19 +407,22 @@ CursorPtr<FetchedRecord> store::scanIndexRecords(
     FetchedRecord fetched{std::move(row.entry), std::nullopt};
     state->countRead(fetched.entry.rawKey(), fetched.entry.packedValue());
     if (row.record) {
-      RawRecord& stored = *row.record;
-      LoadedRecord& loaded = fetched.record.emplace();
-      loaded.record =
-          store::deserializeRecordOnArena(*state, stored.rawRecord, loaded.recordType, &arenas);
-      loaded.primaryKey = std::move(stored.primaryKey);
-      loaded.version = std::move(stored.version);
-      loaded.size = toRecordSize(stored.sizes);
-      state->counters.recordsLoaded += 1;
-      state->counters.keysRead += stored.sizes.keyCount;
-      state->counters.bytesRead += stored.sizes.keySize + stored.sizes.valueSize;
+      store::loadFetchedRecord(*state, std::move(*row.record), arenas, fetched.record.emplace());
     }
     return fetched;
   });
+}
+
+void store::loadFetchedRecord(RecordStore::State& state, RawRecord&& stored, RecordArenas& arenas,
+                              LoadedRecord& loaded) {
+  loaded.record =
+      store::deserializeRecordOnArena(state, stored.rawRecord, loaded.recordType, &arenas);
+  loaded.primaryKey = std::move(stored.primaryKey);
+  loaded.version = std::move(stored.version);
+  loaded.size = toRecordSize(stored.sizes);
+  state.counters.recordsLoaded += 1;
+  state.counters.keysRead += stored.sizes.keyCount;
+  state.counters.bytesRead += stored.sizes.keySize + stored.sizes.valueSize;
 }
 
 std::vector<fdb::Tuple> RecordStore::uniquenessViolations(std::string_view indexName) {
