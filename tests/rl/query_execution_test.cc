@@ -3,7 +3,9 @@
 // (docs/query.md).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "query_continuation.pb.h"
@@ -186,6 +188,54 @@ TEST_F(QueryRuns, ByteLimitStopsOutOfBand) {
   EXPECT_EQ(r.reason, NoNextReason::kByteLimitReached);
   EXPECT_EQ(r.ids.size(), 1u);  // the free initial pass
   EXPECT_TRUE(r.continuation.has_value());
+}
+
+TEST_F(QueryRuns, TimeLimitStopsOutOfBand) {
+  RecordQueryPlanPtr p = plan({.filter = Q::field("price").greaterThan(0)});
+  const Run r = withStore([&](RecordStore& store) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // past the limit already
+    ExecuteProperties properties;
+    properties.timeLimitMillis = 1;  // counted from the context's start
+    Run out;
+    auto cursor = store.executeQuery(*p, std::nullopt, properties);
+    for (auto next = cursor->next();; next = cursor->next()) {
+      if (!next.hasValue()) {
+        out.reason = next.noNextReason();
+        out.continuation = next.continuation().toBytes();
+        return out;
+      }
+      out.ids.push_back(next.value().as<Order>().id());
+    }
+  });
+  EXPECT_EQ(r.reason, NoNextReason::kTimeLimitReached);
+  EXPECT_EQ(r.ids.size(), 1u);  // the free initial pass
+  const Run rest = run(*p, {}, r.continuation);
+  EXPECT_EQ(rest.ids.size() + 1, expectedIds(Q::field("price").greaterThan(0)).size());
+}
+
+// A query at snapshot isolation adds no read conflicts: a concurrent change to a record it
+// read does not stop its transaction from committing; a serializable one does.
+TEST_F(QueryRuns, SnapshotIsolationReadsWithoutConflicts) {
+  RecordQueryPlanPtr p = plan({.filter = Q::field("price").greaterThan(3)});
+  for (IsolationLevel isolation : {IsolationLevel::kSnapshot, IsolationLevel::kSerializable}) {
+    RecordContext reader(db);
+    RecordStore store = RecordStore::open(reader, location, metaData);
+    ExecuteProperties properties;
+    properties.isolation = isolation;
+    EXPECT_FALSE(asList(*store.executeQuery(*p, std::nullopt, properties)).values.empty());
+    reader.transaction().set("unrelated", "x");  // so that the reader's commit is checked
+    withStore([](RecordStore& other) {
+      Order changed = order(4);
+      changed.set_customer("z");
+      other.saveRecord(changed);
+      return 0;
+    });
+    if (isolation == IsolationLevel::kSnapshot) {
+      EXPECT_NO_THROW(reader.commit());
+    } else {
+      EXPECT_THROW(reader.commit(), fdb::Error);
+    }
+  }
 }
 
 TEST_F(QueryRuns, UnionContinuationIsJavasUnionContinuation) {

@@ -359,6 +359,28 @@ TEST_F(QueryPlanShapes, ComparandsTakeTheFieldsType) {
             "Index(Order$status [[3],[3]]) | weight LESS_THAN 2.0");
 }
 
+TEST_F(QueryPlanShapes, TraceSaysWhyEachCandidateLost) {
+  std::string lines;
+  RecordQueryPlannerConfiguration config;
+  config.trace = [&](const std::string& line) { lines += line + "\n"; };
+  explain({.filter =
+               Q::allOf(Q::field("customer").equalsValue("c-3"), Q::field("price").greaterThan(5))},
+          config);
+  EXPECT_EQ(lines,
+            "candidates for [customer EQUALS c-3, price GREATER_THAN 5]:\n"
+            "  the primary-key scan: answers no comparison\n"
+            "  index Order$status: answers no comparison\n"
+            "  index Order$tags: answers no comparison\n"
+            "  index Order$city: answers no comparison\n"
+            "  index Order$item_sku: answers no comparison\n"
+            "  index Order$price: lost, answers 1 comparison(s), the chosen scan 2: "
+            "Index(Order$price ([5],>)\n"
+            "  index Order$customer_price: chosen (2 comparison(s), 0 left to a filter): "
+            "Index(Order$customer_price ([c-3, 5],[c-3]])\n"
+            "  index all$customer: lost, answers 1 comparison(s), the chosen scan 2: "
+            "Index(all$customer [[c-3],[c-3]]) | [Order]\n");
+}
+
 TEST_F(QueryPlanShapes, InvalidQueriesNameWhatAndWhere) {
   auto message = [&](RecordQuery query) -> std::string {
     try {

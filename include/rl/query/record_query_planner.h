@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -59,6 +60,10 @@ struct RecordQueryPlannerConfiguration {
   // Union and intersection children that are index scans read only the entries, and the
   // records are fetched after the merge (Fetch(...)).
   bool deferFetchAfterUnionAndIntersection = true;
+  // Told, line by line, which scans the planner considered for each conjunction and why each
+  // one it did not choose lost (the first rule of docs/query.md's scoring that tells it from
+  // the chosen one); unset: nothing. For `explain --verbose` and debugging.
+  std::function<void(const std::string&)> trace;
 };
 
 class RecordQueryPlanner {

@@ -506,6 +506,52 @@ class Planner {
     return compareScans(p.index, q.index) > 0;
   }
 
+  // --- Trace (RecordQueryPlannerConfiguration::trace) ---
+
+  void trace(const std::string& line) const {
+    if (config_.trace) config_.trace(line);
+  }
+
+  static std::string scanName(const Index* index) {
+    return index == nullptr ? "the primary-key scan" : "index " + index->name();
+  }
+
+  // Why `loser` lost to `winner`: the first rule of the scoring that tells them apart.
+  std::string whyLost(const ScoredPlan& loser, const ScoredPlan& winner) const {
+    if (loser.score != winner.score) {
+      return fmt::format("answers {} comparison(s), the chosen scan {}", loser.score, winner.score);
+    }
+    if (loser.unsatisfied.size() != winner.unsatisfied.size()) {
+      return fmt::format("leaves {} conjunct(s) to a filter, the chosen scan {}",
+                         loser.unsatisfied.size(), winner.unsatisfied.size());
+    }
+    if ((loser.index == nullptr) != (winner.index == nullptr)) {
+      return loser.index == nullptr ? "an index on exactly the primary key is preferred to it"
+                                    : "the primary-key scan is preferred to an index not on "
+                                      "exactly the primary key";
+    }
+    if (loser.index != nullptr && winner.index != nullptr &&
+        indexColumns(*loser.index).size() != indexColumns(*winner.index).size()) {
+      return fmt::format("its entries have {} columns, the chosen index's {}",
+                         indexColumns(*loser.index).size(), indexColumns(*winner.index).size());
+    }
+    return "it ties with the chosen scan, which comes first";
+  }
+
+  void traceChoice(const std::vector<ScoredPlan>& considered, const ScoredPlan& best) const {
+    for (const ScoredPlan& candidate : considered) {
+      const std::string plan = candidate.plan->explain();
+      if (candidate.index == best.index) {
+        trace(fmt::format("  {}: chosen ({} comparison(s), {} left to a filter): {}",
+                          scanName(candidate.index), candidate.score, candidate.unsatisfied.size(),
+                          plan));
+      } else {
+        trace(fmt::format("  {}: lost, {}: {}", scanName(candidate.index), whyLost(candidate, best),
+                          plan));
+      }
+    }
+  }
+
   // --- Filters ---
 
   std::optional<ScoredPlan> planWithSort() {
@@ -605,21 +651,39 @@ class Planner {
   std::optional<ScoredPlan> planConjuncts(const std::vector<QueryComponent>& conjuncts) {
     std::optional<ScoredPlan> best;
     std::vector<ScoredPlan> intersectionCandidates;
+    std::vector<ScoredPlan> considered;  // for the trace
     auto consider = [&](const Index* index) {
       std::optional<ScoredPlan> candidate = planCandidate(index, conjuncts);
-      if (!candidate) return;
+      if (!candidate) {
+        trace(fmt::format("  {}: answers no comparison{}", scanName(index),
+                          sortColumns_.empty() ? "" : " and does not give the sort"));
+        return;
+      }
       if (candidate->score > 0 && !candidate->unsatisfied.empty() &&
           !candidate->createsDuplicates) {
         intersectionCandidates.push_back(*candidate);
       }
+      if (config_.trace) considered.push_back(*candidate);
       if (!best || better(*candidate, *best)) best = std::move(candidate);
     };
+    if (config_.trace) {
+      std::string filter;
+      for (const QueryComponent& c : conjuncts)
+        filter += (filter.empty() ? "" : ", ") + c.toString();
+      trace("candidates for [" + filter + "]:");
+    }
     if (commonPrimaryKey_) consider(nullptr);
     for (const std::shared_ptr<const Index>& index : indexes_) consider(index.get());
     if (!best) return std::nullopt;
+    if (config_.trace) traceChoice(considered, *best);
     if (!best->unsatisfied.empty()) {
       if (std::optional<ScoredPlan> intersection = planIntersection(intersectionCandidates)) {
-        if (intersection->unsatisfied.size() < best->unsatisfied.size()) best = intersection;
+        if (intersection->unsatisfied.size() < best->unsatisfied.size()) {
+          trace(fmt::format("  an intersection leaves {} to a filter, fewer than {}: {}",
+                            intersection->unsatisfied.size(), best->unsatisfied.size(),
+                            intersection->plan->explain()));
+          best = intersection;
+        }
       }
     }
     if (!best->unsatisfied.empty()) {
