@@ -239,6 +239,8 @@ class ValueIndexMaintainerFactory : public IndexMaintainerFactory {
   std::unique_ptr<IndexCheck> createCheck(const IndexCheckTarget& target) const override {
     return makeValueIndexCheck(target);
   }
+
+  bool plannableAsValueScan() const override { return true; }
 };
 
 }  // namespace

@@ -389,27 +389,38 @@ CursorPtr<FetchedRecord> RecordStore::scanIndexRecords(
     IndexFetchMethod method, IndexOrphanBehavior orphanBehavior, size_t pipelineSize) {
   StoreIndex& storeIndex = state_->storeIndex(indexName);
   store::checkScannable(storeIndex);
+  return store::scanIndexRecords(*state_, storeIndex, range, continuation, properties, method,
+                                 orphanBehavior, pipelineSize);
+}
+
+CursorPtr<FetchedRecord> store::scanIndexRecords(
+    RecordStore::State& state, StoreIndex& storeIndex, const TupleRange& range,
+    const std::optional<fdb::Bytes>& continuation, const ScanProperties& properties,
+    IndexFetchMethod method, IndexOrphanBehavior orphanBehavior, size_t pipelineSize) {
   CursorPtr<IndexedRawRecord> raw =
-      state_->maintainer(storeIndex)
+      state.maintainer(storeIndex)
           .scanRecords(range, continuation, properties, method, orphanBehavior, pipelineSize);
-  return map(std::move(raw),
-             [state = state_, arenas = store::RecordArenas()](IndexedRawRecord&& row) mutable {
-               FetchedRecord fetched{std::move(row.entry), std::nullopt};
-               state->countRead(fetched.entry.rawKey(), fetched.entry.packedValue());
-               if (row.record) {
-                 RawRecord& stored = *row.record;
-                 LoadedRecord& loaded = fetched.record.emplace();
-                 loaded.record = store::deserializeRecordOnArena(*state, stored.rawRecord,
-                                                                 loaded.recordType, &arenas);
-                 loaded.primaryKey = std::move(stored.primaryKey);
-                 loaded.version = std::move(stored.version);
-                 loaded.size = toRecordSize(stored.sizes);
-                 state->counters.recordsLoaded += 1;
-                 state->counters.keysRead += stored.sizes.keyCount;
-                 state->counters.bytesRead += stored.sizes.keySize + stored.sizes.valueSize;
-               }
-               return fetched;
-             });
+  return map(std::move(raw), [state = state.shared_from_this(),
+                              arenas = store::RecordArenas()](IndexedRawRecord&& row) mutable {
+    FetchedRecord fetched{std::move(row.entry), std::nullopt};
+    state->countRead(fetched.entry.rawKey(), fetched.entry.packedValue());
+    if (row.record) {
+      store::loadFetchedRecord(*state, std::move(*row.record), arenas, fetched.record.emplace());
+    }
+    return fetched;
+  });
+}
+
+void store::loadFetchedRecord(RecordStore::State& state, RawRecord&& stored, RecordArenas& arenas,
+                              LoadedRecord& loaded) {
+  loaded.record =
+      store::deserializeRecordOnArena(state, stored.rawRecord, loaded.recordType, &arenas);
+  loaded.primaryKey = std::move(stored.primaryKey);
+  loaded.version = std::move(stored.version);
+  loaded.size = toRecordSize(stored.sizes);
+  state.counters.recordsLoaded += 1;
+  state.counters.keysRead += stored.sizes.keyCount;
+  state.counters.bytesRead += stored.sizes.keySize + stored.sizes.valueSize;
 }
 
 std::vector<fdb::Tuple> RecordStore::uniquenessViolations(std::string_view indexName) {
