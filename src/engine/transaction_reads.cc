@@ -31,8 +31,8 @@ constexpr int64_t kMappedEntryOverhead = 24;
 // Whether a read of [begin, end] (`end` included: where the read stops matters too) meets
 // anything the transaction knows: a range read before or a write. Reads that meet nothing read
 // the database in one go, as they always did (docs/semantics.md, "Range reads").
-bool touchesKnown(const KnownRanges& known, const WriteMap& writes, std::string_view begin,
-                  std::string_view end) {
+[[gnu::always_inline]] inline bool touchesKnown(const KnownRanges& known, const WriteMap& writes,
+                                                std::string_view begin, std::string_view end) {
   if (known.touches(begin, end)) return true;
   if (writes.invisible()) return false;
   return writes.touchesWrites(begin, end) ||
@@ -437,7 +437,8 @@ auto EngineTransaction::getRangeTo(KeySelectorRef begin, KeySelectorRef end,
         }
       };
       // The merged view's rows of [from, to) in read order, until a limit is reached.
-      auto takeRange = [&](std::string_view from, std::string_view to) {
+      auto takeRange = [&](std::string_view from, std::string_view to)
+          __attribute__((always_inline)) {
         if (writes.invisible()) {
           // Nothing of this transaction's own shows: one pass over the store.
           reader.scan(from, std::min(to, std::string_view(maxReadKey())), reverse,
@@ -463,9 +464,11 @@ auto EngineTransaction::getRangeTo(KeySelectorRef begin, KeySelectorRef end,
           }
         }
       };
+      // Two "first key >= k" selectors leave the keys as they are: the request is not empty.
+      const bool nonEmpty = (begin.offset == 1 && end.offset == 1) || resolvedBegin < resolvedEnd;
       bool touched = false;
       bool more = false;
-      if (resolvedBegin < resolvedEnd) {
+      if (nonEmpty) {
         touched = remembersReads() && touchesKnown(known_, writes, resolvedBegin, resolvedEnd);
         if (touched) {
           // Pieces of the range are known: read as FoundationDB's read-your-writes layer does,
@@ -480,7 +483,7 @@ auto EngineTransaction::getRangeTo(KeySelectorRef begin, KeySelectorRef end,
       }
       result.rows = rows.build();
       result.more = more && !result.rows.empty();
-      if (resolvedBegin < resolvedEnd && !touched && remembersReads()) {
+      if (nonEmpty && !touched && remembersReads()) {
         rememberRead(resolvedBegin, resolvedEnd, reverse,
                      result.more ? lastRowKey(result.rows) : nullptr);
       }
