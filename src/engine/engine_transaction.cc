@@ -242,6 +242,7 @@ void EngineTransaction::clearAttempt(std::string_view why) {
   known_.reset();
   readVersion_.reset();
   readConflicts_.clear();
+  conflictsLearnt_ = 0;
   writeConflicts_.clear();
   approximateSize_ = 0;
   deferredError_.reset();

@@ -241,6 +241,28 @@ class EngineTransaction final : public TransactionBackend {
   // Whether reads remember what they learn of the database in known_ (not when read-your-writes
   // is off: such reads go to the database as they are).
   bool remembersReads() const { return !options_.readYourWritesDisabled; }
+  // Whether a read of [begin, end] (`end` included: where the read stops matters too) meets
+  // anything the transaction knows: a range read before or a write. If so, known_ holds
+  // everything (knownReads) when it returns. Reads that meet nothing read the database in one
+  // go, as they always did (docs/semantics.md, "Range reads"). REQUIRES: begin < end.
+  [[gnu::always_inline]] inline bool touchesKnown(const WriteMap& writes, std::string_view begin,
+                                                  std::string_view end);
+  // known_, with what it still has to learn from the read conflict ranges (conflictsLearnt_).
+  KnownRanges& knownReads() {
+    if (conflictsLearnt_ != 0) [[unlikely]]
+      learnConflicts();
+    return known_;
+  }
+  void learnConflicts();
+  // Called by a read that just added one read conflict range, exactly what it learnt of the
+  // database: leaves it to known_ to learn from there, if every earlier read conflict range is
+  // left to it too. Returns whether it did (if not, the read records what it learnt in
+  // knownReads() itself).
+  bool learntLastConflict() {
+    if (readConflicts_.size() != size_t{conflictsLearnt_} + 1) return false;
+    ++conflictsLearnt_;
+    return true;
+  }
   // Records in known_ what a read of [begin, end) in the database alone learnt: all of it, or
   // up to its last row when it stopped at a limit (`lastRow`, in read order).
   void rememberRead(std::string_view begin, std::string_view end, bool reverse,
@@ -270,6 +292,11 @@ class EngineTransaction final : public TransactionBackend {
   const char* poisonReason_ = "";
   bool commitCalled_ = false;
   bool hasReadOrWritten_ = false;
+  // The first this many read conflict ranges are what the reads that added them learnt of the
+  // database, in the order they were read (point reads' keys, whole ranges), and there is no
+  // other yet: known_ learns them from there, when first needed (knownReads). Most
+  // transactions never need it, and record nothing else for their reads.
+  uint32_t conflictsLearnt_ = 0;
   int64_t committedVersion_ = -1;
   std::vector<PendingWatch> pendingWatches_;
   std::optional<Promise<Bytes>> versionstamp_;

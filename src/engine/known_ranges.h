@@ -12,15 +12,15 @@
 //   known.insertKey("m");       // [m, m\0)
 //   known.containing("b");      // {"a", "c"}
 //
-// Keys are copied into an arena that belongs to the object: views it returns stay valid until
-// reset(). The object is one pointer until the first insert (a transaction holds one, and stays
-// small). Thread-safety: none (a transaction is used by one thread at a time).
+// Recording is cheap, as every read records: an insert copies its keys and notes the range.
+// The ordered pieces are built from those notes only when a lookup first needs them (most
+// transactions never look: see touches()), and are the pieces the inserts would have made one
+// by one. Keys are copied into an arena that belongs to the object: views it returns stay
+// valid until reset(). The object is one pointer, null until the first insert, and its state
+// is one block from the thread's block cache (a transaction holds one, and stays small).
+// Thread-safety: none (a transaction is used by one thread at a time).
 #pragma once
 
-#include <functional>
-#include <map>
-#include <memory>
-#include <memory_resource>
 #include <optional>
 #include <string_view>
 
@@ -33,20 +33,21 @@ class KnownRanges {
     std::string_view end;
   };
 
-  KnownRanges();
-  ~KnownRanges();
+  KnownRanges() = default;
+  ~KnownRanges() { reset(); }
   KnownRanges(const KnownRanges&) = delete;
   KnownRanges& operator=(const KnownRanges&) = delete;
 
   // Forgets everything and frees the arena.
-  void reset();
-  bool empty() const { return pieceCount() == 0; }
+  void reset() {
+    if (state_ != nullptr) release();
+  }
+  bool empty() const;
 
   // [begin, end) is now known, recorded as SnapshotCache::insert records it: only the part not
   // yet known is added, as one piece that absorbs the pieces inside it.
   void insert(std::string_view begin, std::string_view end);
-  // The one key [key, key + '\0'): recorded at once, added to the pieces at the next insert or
-  // lookup (a point read costs an append).
+  // The one key: insert(key, key + '\0').
   void insertKey(std::string_view key);
 
   // The piece holding `key`, if any.
@@ -57,21 +58,25 @@ class KnownRanges {
   // or at or after it when `orAt`.
   std::optional<Piece> lastEndingAtOrBefore(std::string_view key) const;
   std::optional<Piece> firstBeginningAfter(std::string_view key, bool orAt) const;
-  // Whether any piece holds a key of [begin, end] (`end` included).
-  bool touches(std::string_view begin, std::string_view end) const;
+  // Whether any piece holds a key of [begin, end] (`end` included). Answered from the inserts
+  // themselves while there are few not yet in the pieces, without adding them.
+  bool touches(std::string_view begin, std::string_view end) const {
+    return state_ != nullptr && touchesInserted(begin, end);
+  }
 
   size_t pieceCount() const;
 
  private:
-  using Pieces = std::pmr::map<std::string_view, std::string_view, std::less<>>;  // begin -> end
   struct State;
 
-  std::string_view keep(std::string_view bytes, bool appendZero);
   State& state();
-  // Adds the keys insertKey deferred (lookups see them; the object stays logically const).
-  void settle() const;
+  void release();
+  bool touchesInserted(std::string_view begin, std::string_view end) const;
+  // Applies the inserts not yet in the pieces (lookups see them; the object stays logically
+  // const). Returns the state, null when nothing was ever inserted.
+  State* settle() const;
 
-  std::unique_ptr<State> state_;  // made by the first insert
+  State* state_ = nullptr;  // made by the first insert
 };
 
 }  // namespace fdb::engine

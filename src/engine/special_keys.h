@@ -25,9 +25,10 @@
 
 namespace fdb::engine {
 
-// Whether `key` is in the special key space.
+// Whether `key` is in the special key space. (Every read asks: most keys are told by their
+// first byte.)
 inline bool isSpecialKey(std::string_view key) {
-  return key.starts_with("\xff\xff") && !key.starts_with("\xff\xff\xff");
+  return key.starts_with('\xff') && key.starts_with("\xff\xff") && !key.starts_with("\xff\xff\xff");
 }
 
 // A transaction's writes to the special key space, with SPECIAL_KEY_SPACE_ENABLE_WRITES: which

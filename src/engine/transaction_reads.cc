@@ -4,6 +4,7 @@
 // ranges", "Key selectors", "Range reads", "Mapped range reads").
 #include <algorithm>
 #include <array>
+#include <cstring>
 
 #include "engine/engine_transaction.h"
 #include "engine/mapper.h"
@@ -28,16 +29,9 @@ constexpr size_t kMappedBatchSize = 10;
 // reads").
 constexpr int64_t kMappedEntryOverhead = 24;
 
-// Whether a read of [begin, end] (`end` included: where the read stops matters too) meets
-// anything the transaction knows: a range read before or a write. Reads that meet nothing read
-// the database in one go, as they always did (docs/semantics.md, "Range reads").
-bool touchesKnown(const KnownRanges& known, const WriteMap& writes, std::string_view begin,
-                  std::string_view end) {
-  if (known.touches(begin, end)) return true;
-  if (writes.invisible()) return false;
-  return writes.touchesWrites(begin, end) ||
-         writes.lookup(end).kind != WriteMap::KeyState::Kind::kUnwritten;
-}
+// touchesKnown looks through this many of the read conflict ranges known_ has yet to learn,
+// rather than have it learn them.
+constexpr uint32_t kLearntConflictsLookedAt = 8;
 
 // The keys of a result's first and last rows, in read order (nullptr when it has none).
 template <typename Rows>
@@ -247,11 +241,15 @@ auto EngineTransaction::getTo(std::string_view key, bool snapshot, Out out) {
     std::optional<Bytes> value = state.kind == WriteMap::KeyState::Kind::kUnreadable
                                      ? readAt(RoundTripKind::kRead).get(key)
                                      : valueOf(readAt(RoundTripKind::kRead), writes, key);
+    if (!snapshot) addReadConflictKey(key);
     // The database's value of the key is known from now on (FoundationDB's snapshot cache).
-    if (state.kind != WriteMap::KeyState::Kind::kUnreadable && remembersReads()) {
+    // With no writes to see, the read conflict range just added is [key, key + '\0'). (A key
+    // goes to known_ before what it has yet to learn from the read conflict ranges: keys are
+    // added in any order.)
+    if (state.kind != WriteMap::KeyState::Kind::kUnreadable && remembersReads() &&
+        (snapshot || !writes_.invisible() || !learntLastConflict())) {
       known_.insertKey(key);
     }
-    if (!snapshot) addReadConflictKey(key);
     return value;
   });
 }
@@ -361,14 +359,49 @@ void EngineTransaction::addRangeReadConflict(KeySelectorRef begin, KeySelectorRe
   if (conflictBegin < conflictEnd) addReadConflict(conflictBegin, conflictEnd);
 }
 
+bool EngineTransaction::touchesKnown(const WriteMap& writes, std::string_view begin,
+                                     std::string_view end) {
+  // What reads learnt is in known_ and in the first conflictsLearnt_ read conflict ranges:
+  // looked at there while they are few.
+  if (conflictsLearnt_ > kLearntConflictsLookedAt) learnConflicts();
+  bool touched = known_.touches(begin, end);
+  for (size_t i = 0; i < conflictsLearnt_ && !touched; ++i) {
+    KeyRangeView learnt = readConflicts_[i];
+    touched = begin < learnt.end && learnt.begin <= end;
+  }
+  if (!touched && !writes.invisible()) {
+    touched = writes.touchesWrites(begin, end) ||
+              writes.lookup(end).kind != WriteMap::KeyState::Kind::kUnwritten;
+  }
+  // The read walks what is known around it, not only within it: known_ needs all of it.
+  if (touched) knownReads();
+  return touched;
+}
+
+void EngineTransaction::learnConflicts() {
+  for (size_t i = 0; i < conflictsLearnt_; ++i) {
+    KeyRangeView range = readConflicts_[i];
+    // A point read's [key, key + '\0') is the key's: the same pieces, found cheaper.
+    if (range.end.size() == range.begin.size() + 1 && range.end.back() == '\0' &&
+        std::memcmp(range.begin.data(), range.end.data(), range.begin.size()) == 0) {
+      known_.insertKey(range.begin);
+    } else {
+      known_.insert(range.begin, range.end);
+    }
+  }
+  // There are read conflict ranges, and none is left to learn from: no later one is taken
+  // (until the attempt is cleared).
+  conflictsLearnt_ = 0;
+}
+
 void EngineTransaction::rememberRead(std::string_view begin, std::string_view end, bool reverse,
                                      const std::string_view* lastRow) {
   if (lastRow == nullptr) {
-    known_.insert(begin, end);
+    knownReads().insert(begin, end);
   } else if (!reverse) {
-    known_.insert(begin, keyAfter(*lastRow));
+    knownReads().insert(begin, keyAfter(*lastRow));
   } else {
-    known_.insert(*lastRow, end);
+    knownReads().insert(*lastRow, end);
   }
 }
 
@@ -393,7 +426,7 @@ void EngineTransaction::rememberSelectorRead(const Engine::Reader& reader, const
       tally.limited = true;
     }
   };
-  if (touchesKnown(known_, writes, readBegin, readEnd)) {
+  if (touchesKnown(writes, readBegin, readEnd)) {
     RywSegments segments(reader, writes, known_, maxReadKey());
     readTouchedRange(segments, known_, reader, readBegin, readEnd, reverse, RangeLimits{1, -1},
                      tally, takeRange);
@@ -422,6 +455,7 @@ auto EngineTransaction::getRangeTo(KeySelectorRef begin, KeySelectorRef end,
     const WriteMap& writes = visibleWrites(snapshot);
     const bool reverse = options.reverse;
     ResolvedRange range;
+    bool remember = false;  // whether known_ is to learn what the database read returned
     {
       Engine::Reader reader = readAt(RoundTripKind::kRangeRead);
       resolveRange(reader, writes, beginKey, begin.offset, endKey, end.offset, &range);
@@ -437,7 +471,8 @@ auto EngineTransaction::getRangeTo(KeySelectorRef begin, KeySelectorRef end,
         }
       };
       // The merged view's rows of [from, to) in read order, until a limit is reached.
-      auto takeRange = [&](std::string_view from, std::string_view to) {
+      auto takeRange = [&](std::string_view from, std::string_view to)
+          __attribute__((always_inline)) {
         if (writes.invisible()) {
           // Nothing of this transaction's own shows: one pass over the store.
           reader.scan(from, std::min(to, std::string_view(maxReadKey())), reverse,
@@ -463,10 +498,12 @@ auto EngineTransaction::getRangeTo(KeySelectorRef begin, KeySelectorRef end,
           }
         }
       };
+      // Two "first key >= k" selectors leave the keys as they are: the request is not empty.
+      const bool nonEmpty = (begin.offset == 1 && end.offset == 1) || resolvedBegin < resolvedEnd;
       bool touched = false;
       bool more = false;
-      if (resolvedBegin < resolvedEnd) {
-        touched = remembersReads() && touchesKnown(known_, writes, resolvedBegin, resolvedEnd);
+      if (nonEmpty) {
+        touched = remembersReads() && touchesKnown(writes, resolvedBegin, resolvedEnd);
         if (touched) {
           // Pieces of the range are known: read as FoundationDB's read-your-writes layer does,
           // which may stop early (docs/semantics.md, "Range reads").
@@ -480,14 +517,19 @@ auto EngineTransaction::getRangeTo(KeySelectorRef begin, KeySelectorRef end,
       }
       result.rows = rows.build();
       result.more = more && !result.rows.empty();
-      if (resolvedBegin < resolvedEnd && !touched && remembersReads()) {
-        rememberRead(resolvedBegin, resolvedEnd, reverse,
-                     result.more ? lastRowKey(result.rows) : nullptr);
-      }
+      remember = nonEmpty && !touched && remembersReads();
     }
     if (!snapshot) {
       addRangeReadConflict(begin, end, beginKey, endKey, firstRowKey(result.rows),
                            lastRowKey(result.rows), result.more, options.reverse, range);
+    }
+    // What the read learnt: [range.begin, range.end), or up to its last row when it stopped at
+    // a limit. With two "first key >= k" selectors and no writes to see, that is the read
+    // conflict range just added, exactly (addRangeReadConflict).
+    if (remember && (snapshot || begin.offset != 1 || end.offset != 1 || !writes_.invisible() ||
+                     !learntLastConflict())) {
+      rememberRead(range.begin, range.end, reverse,
+                   result.more ? lastRowKey(result.rows) : nullptr);
     }
     return result;
   });

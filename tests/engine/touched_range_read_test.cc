@@ -190,7 +190,9 @@ struct RandomRun {
 
 // One transaction of random writes, clears, point reads and range reads, each range read's rows
 // and `more` compared with the model's. Returns an empty string or the first difference.
-std::string runTransaction(uint64_t seed, RandomRun* run) {
+// `readOnly`: reads only, and read conflict ranges added between them (which tell nothing of
+// the database: the model ignores them).
+std::string runTransaction(uint64_t seed, RandomRun* run, bool readOnly = false) {
   std::mt19937_64 random(seed);
   auto pick = [&](int n) { return static_cast<int>(random() % static_cast<uint64_t>(n)); };
   auto key = [&]() {
@@ -220,7 +222,30 @@ std::string runTransaction(uint64_t seed, RandomRun* run) {
   const int steps = 10 + pick(40);
   std::string log;
   for (int step = 0; step < steps; ++step) {
-    const int kind = pick(100);
+    int kind = pick(100);
+    if (readOnly && kind < 46) {
+      if (kind < 8) {
+        std::string a = key(), b = key();
+        if (b < a) std::swap(a, b);
+        if (a == b) b.push_back('\x01');
+        tr.addReadConflictRange(a, b);
+        log += " readConflict";
+        continue;
+      }
+      if (kind < 16) {
+        const bool snapshot = pick(3) == 0;
+        const bool orEqual = pick(2) == 0;
+        const int offset = pick(2);  // "last key <" or "first key >=": the ones that learn
+        std::string k = key();
+        std::string expected = model.getKey({k, orEqual, offset}, snapshot);
+        KeySelectorRef selector{k, orEqual, offset};
+        Bytes actual = snapshot ? tr.snapshot().getKey(selector).get() : tr.getKey(selector).get();
+        if (expected != actual) return "getKey differs after" + log;
+        log += " getKey";
+        continue;
+      }
+      kind = 46 + pick(54);  // a read
+    }
     if (kind < 25) {
       // A burst of sets sometimes: enough segments for the walk's limit.
       for (int n = pick(8) == 0 ? 30 + pick(40) : 1; n > 0; --n) {
@@ -305,6 +330,26 @@ std::string runTransaction(uint64_t seed, RandomRun* run) {
     }
   }
   return std::string();
+}
+
+// Transactions that only read learn only from their reads (most of it kept where their read
+// conflict ranges are): the same pieces.
+TEST(TouchedRangeReadRandom, ReadOnlyTransactionsMatchTheReferenceModel) {
+  const uint64_t baseSeed = envOr("RL_EARLY_STOP_SEED", 20240611);
+  const int transactions = static_cast<int>(envOr("RL_EARLY_STOP_TRANSACTIONS", 1000));
+  RandomRun run;
+  for (int i = 0; i < transactions; ++i) {
+    const uint64_t seed = baseSeed + static_cast<uint64_t>(i);
+    std::string difference = runTransaction(seed, &run, /*readOnly=*/true);
+    ASSERT_TRUE(difference.empty()) << "seed " << seed << " (RL_EARLY_STOP_SEED=" << seed
+                                    << " RL_EARLY_STOP_TRANSACTIONS=1 reproduces): " << difference;
+  }
+  std::cout << "[early stop, reads only] " << run.reads << " range reads, " << run.earlyStops
+            << " stopped early (" << run.reverseEarlyStops << " reverse)\n";
+  if (transactions >= 1000) {
+    EXPECT_GT(run.earlyStops, 1000);
+    EXPECT_GT(run.reverseEarlyStops, 400);
+  }
 }
 
 TEST(TouchedRangeReadRandom, MatchesTheReferenceModel) {
