@@ -80,12 +80,8 @@ EngineTransaction::~EngineTransaction() {
 // ---- State machine ------------------------------------------------------------------
 
 std::optional<Error> EngineTransaction::blockingError(bool allowedAfterCommit) {
+  fireTimeoutIfDue();
   if (poisonCode_ != 0) return poisonError();
-  if (options_.timeoutMillis > 0 &&
-      engine_->clock().coarseMicros() - startMicros_ >= options_.timeoutMillis * 1000) {
-    poison(errors::kTransactionTimedOut, "the transaction's timeout expired");
-    return poisonError();
-  }
   if (commitCalled_ && !allowedAfterCommit) {
     const char* reason = "the transaction was used after commit()";
     if (options_.usedDuringCommitProtectionDisable) {
@@ -110,7 +106,15 @@ bool EngineTransaction::acceptWrite() {
   return true;
 }
 
+void EngineTransaction::fireTimeoutIfDue() {
+  if (poisonCode_ == 0 && options_.timeoutMillis > 0 &&
+      engine_->clock().coarseMicros() - startMicros_ >= options_.timeoutMillis * 1000) {
+    poison(errors::kTransactionTimedOut, "the transaction's timeout expired");
+  }
+}
+
 void EngineTransaction::poison(int code, const char* reason) {
+  if (poisonCode_ != 0) return;  // the first poison stays
   poisonCode_ = code;
   poisonReason_ = reason;
 }
@@ -257,6 +261,7 @@ void EngineTransaction::reset() {
 
 void EngineTransaction::cancel() {
   if (cancelled_) cancelled_->store(true);
+  fireTimeoutIfDue();  // a timeout that fired before stays the poison
   poison(errors::kTransactionCancelled, "the transaction was cancelled");
   if (!pendingWatches_.empty() || versionstamp_) {
     Error cancelled = poisonError();
@@ -327,6 +332,8 @@ void EngineTransaction::setOption(int code, std::optional<std::string_view> valu
   if (!isKnownTransactionOption(code)) {
     throw Error(errors::kInvalidOption, fmt::format("unknown transaction option {}", code));
   }
+  // Changing the timeout cannot undo one that has fired already.
+  fireTimeoutIfDue();
   if (poisonCode_ != 0) return;
   try {
     applyTransactionOption(options_, code, value,

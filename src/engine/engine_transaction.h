@@ -128,7 +128,13 @@ class EngineTransaction final : public TransactionBackend {
   // (poisoning it with used_during_commit).
   bool acceptWrite();
   void deferError(Error error);
+  // Poisons the transaction with `code` unless it is poisoned already (the first poison stays,
+  // as FoundationDB's reset promise keeps its first error).
   void poison(int code, const char* reason);
+  // The timeout's timer, checked when it matters: FoundationDB's fires at the deadline and
+  // poisons the transaction with 1031 (docs/semantics.md, "Transactions"), so anything that
+  // could see or change the timeout first applies a deadline already passed.
+  void fireTimeoutIfDue();
   Error poisonError() const;
   // The read version, fetched (one round trip) on first use.
   int64_t readVersion();
