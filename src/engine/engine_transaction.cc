@@ -138,6 +138,19 @@ int64_t EngineTransaction::readVersion() {
   return *readVersion_;
 }
 
+void EngineTransaction::noteReadFailure(const Error& error) {
+  switch (error.code()) {
+    // Checked before FoundationDB starts the read (its fdb_c.cpp and getRange's argument
+    // checks), so the read is not among those the commit waits for.
+    case errors::kClientInvalidOperation:  // streaming mode or iteration
+    case errors::kKeyOutsideLegalRange:
+    case errors::kRangeLimitsInvalid:
+    case errors::kExactModeWithoutLimits: return;
+    default:
+      if (readErrorCode_ == 0) readErrorCode_ = error.code();
+  }
+}
+
 void EngineTransaction::beginOperation() {
   operationReadyAt_ = engine_->delaysRoundTrips() ? engine_->clock().nowMicros() : 0;
 }
@@ -244,6 +257,8 @@ void EngineTransaction::clearAttempt(std::string_view why) {
   writeConflicts_.clear();
   approximateSize_ = 0;
   deferredError_.reset();
+  readErrorCode_ = 0;
+  readsDoneAt_ = 0;
   poisonCode_ = 0;
   commitCalled_ = false;
   hasReadOrWritten_ = false;
@@ -545,7 +560,13 @@ Future<void> EngineTransaction::watch(std::string_view key) {
       throw Error(kTooManyWatches, "too many watches are outstanding on this database");
     }
     // The value the watch compares with is what this transaction sees now (a serializable
-    // read: it adds a read conflict on the key).
+    // read: it adds a read conflict on the key). The commit does not wait for this read
+    // (FoundationDB's watch adds a future of its own that never fails to those it waits for).
+    struct KeepReadError {
+      EngineTransaction* tr;
+      int code = tr->readErrorCode_;
+      ~KeepReadError() { tr->readErrorCode_ = code; }
+    } keepReadError{this};
     std::optional<Bytes> expected = get(key, /*snapshot=*/false).get();
     Promise<void> promise;
     pendingWatches_.push_back(PendingWatch{Bytes(key), std::move(expected), promise.weaken()});
@@ -573,6 +594,12 @@ auto EngineTransaction::commitTo(Out out) {
   if (std::optional<Error> e = blockingError(false)) return out.fail(*e);
   commitCalled_ = true;
   beginOperation();
+  if (readErrorCode_ != 0) {
+    // It waited for the read that failed (docs/semantics.md, "Commits" step 1); it never
+    // reached the resolver, so its versionstamp and watches wait for a reset like any other.
+    operationReadyAt_ = std::max(operationReadyAt_, readsDoneAt_);
+    return out.failDelivered(Error(readErrorCode_));
+  }
   std::optional<Promise<Bytes>> versionstamp = std::move(versionstamp_);
   versionstamp_.reset();
   std::vector<PendingWatch> watches = std::move(pendingWatches_);

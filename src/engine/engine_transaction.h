@@ -140,6 +140,12 @@ class EngineTransaction final : public TransactionBackend {
   int64_t readVersion();
   // Starts timing a future-returning operation: its round trips add up from now.
   void beginOperation();
+  // `body` (a read's), recording how it ended for the commit: FoundationDB's commit waits for
+  // the transaction's reads and fails with the error of one that failed (docs/semantics.md,
+  // "Commits" step 1). An error about the read's own arguments fails only the read.
+  template <typename Body>
+  [[gnu::always_inline]] inline auto waitedForByCommit(Body& body);
+  void noteReadFailure(const Error& error);
   // Counts a round trip of `kind` for this transaction and the database, adds its
   // simulated delay to the operation, and applies the injected read faults.
   void roundTrip(RoundTripKind kind);
@@ -235,6 +241,8 @@ class EngineTransaction final : public TransactionBackend {
   // Set when cancelled (1025), timed out (1031) or used during commit (2017): every later
   // operation fails with it until reset. Kept as a code so that cancelling costs nothing.
   int poisonCode_ = 0;
+  // The first error of a read the commit waits for (waitedForByCommit), 0 when none failed.
+  int readErrorCode_ = 0;
   const char* poisonReason_ = "";
   bool commitCalled_ = false;
   bool hasReadOrWritten_ = false;
@@ -250,6 +258,8 @@ class EngineTransaction final : public TransactionBackend {
   // delayed operation (without delay nothing is ever in flight); a reset starts a new one.
   std::shared_ptr<std::atomic<bool>> cancelled_;
   int64_t readVersionReadyAt_ = 0;
+  // When the last read the commit waits for completes (0: none under way).
+  int64_t readsDoneAt_ = 0;
   RoundTrips trips_;
 
   // Survive onError, not reset(): retries, backoff, and the timeout's start.
@@ -329,6 +339,11 @@ struct EngineTransaction::AsFuture {
   [[gnu::always_inline]] inline Future<T> run(Body&& body) {
     return tr->deliver(guarded<T>(std::forward<Body>(body)));
   }
+  // run() for a read the commit waits for.
+  template <typename Body>
+  [[gnu::always_inline]] inline Future<T> runRead(Body&& body) {
+    return run(tr->waitedForByCommit(body));
+  }
 };
 
 template <typename T>
@@ -369,6 +384,27 @@ struct EngineTransaction::ToCompletion {
     }
     succeedDelivered(std::move(*value));
   }
+  template <typename Body>
+  [[gnu::always_inline]] inline void runRead(Body&& body) {
+    run(tr->waitedForByCommit(body));
+  }
 };
+
+template <typename Body>
+auto EngineTransaction::waitedForByCommit(Body& body) {
+  return [ this, &body ]() __attribute__((always_inline))->decltype(body()) {
+    // The read completes when its result is delivered: after the body's round trips.
+    struct Done {
+      EngineTransaction* tr;
+      ~Done() { tr->readsDoneAt_ = std::max(tr->readsDoneAt_, tr->operationReadyAt_); }
+    } done{this};
+    try {
+      return body();
+    } catch (const Error& e) {
+      noteReadFailure(e);
+      throw;
+    }
+  };
+}
 
 }  // namespace fdb::engine
