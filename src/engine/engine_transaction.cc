@@ -268,6 +268,7 @@ void EngineTransaction::clearAttempt(std::string_view why) {
 void EngineTransaction::reset() {
   if (cancelled_ && cancelled_->load()) cancelled_.reset();
   clearAttempt("the transaction was reset");
+  conflictingKeys_.reset();
   options_ = TransactionOptions::fromDefaults(settings_->transactionDefaults());
   retries_ = 0;
   backoffSeconds_ = kInitialBackoffSeconds;
@@ -627,8 +628,19 @@ auto EngineTransaction::commitTo(Out out) {
     request.readConflicts = readConflicts_;
     request.writeConflicts = writeConflicts_;
     request.mutations = writes_.mutations();
+    std::vector<size_t> conflicting;
+    if (options_.reportConflictingKeys) request.conflictingReadRanges = &conflicting;
     roundTrip(RoundTripKind::kCommit);
-    commitWithFaults(request);
+    try {
+      commitWithFaults(request);
+    } catch (const Error& e) {
+      if (e.code() == errors::kNotCommitted) {
+        // Read-your-writes sends its read conflict ranges merged; without it they go as added.
+        conflictingKeys_ = std::make_unique<ConflictingKeys>(ConflictingKeys::reported(
+            readConflicts_, conflicting, !options_.readYourWritesDisabled));
+      }
+      throw;
+    }
   } catch (const Error& e) {
     // The versionstamp's outcome arrives with the commit's, not before it.
     if (versionstamp) {

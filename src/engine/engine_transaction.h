@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "engine/conflicting_keys.h"
 #include "engine/database_settings.h"
 #include "engine/engine.h"
 #include "engine/transaction_options.h"
@@ -225,6 +226,20 @@ class EngineTransaction final : public TransactionBackend {
   // effective byte limit (-1: none).
   int64_t validateRange(KeySelectorRef begin, KeySelectorRef end,
                         const RangeOptions& options) const;
+  // The same for the options alone (limits, streaming mode).
+  static int64_t validateRangeOptions(const RangeOptions& options);
+
+  // The special key space [\xff\xff, \xff\xff\xff), answered by the client itself
+  // (transaction_special_keys.cc; docs/semantics.md, "Key space"): a key's value, and a
+  // range read whose selectors' keys lie in it.
+  static bool isSpecialKey(std::string_view key) {
+    return key.starts_with("\xff\xff") && key < std::string_view("\xff\xff\xff", 3);
+  }
+  std::optional<Bytes> specialKeyValue(std::string_view key) const;
+  RangeResult specialKeyRange(KeySelectorRef begin, KeySelectorRef end,
+                              const RangeOptions& options) const;
+  // What the last commit that failed with not_committed reported (none before one did).
+  const ConflictingKeys& conflictingKeys() const;
 
   std::shared_ptr<Engine> engine_;
   std::shared_ptr<DatabaseSettings> settings_;
@@ -249,6 +264,9 @@ class EngineTransaction final : public TransactionBackend {
   int64_t committedVersion_ = -1;
   std::vector<PendingWatch> pendingWatches_;
   std::optional<Promise<Bytes>> versionstamp_;
+  // Replaced by every commit that fails with not_committed, kept by onError's retries (as
+  // FoundationDB's transaction state keeps them), dropped by reset(). Null while none.
+  std::unique_ptr<ConflictingKeys> conflictingKeys_;
 
   // Timing of simulated round trips (engine clock microseconds): when the operation under
   // way completes, and when the read version's round trip completes.

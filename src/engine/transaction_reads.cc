@@ -207,6 +207,12 @@ void EngineTransaction::resolveRange(const Engine::Reader& reader, const WriteMa
 
 template <typename Out>
 auto EngineTransaction::getTo(std::string_view key, bool snapshot, Out out) {
+  // The special key space answers before any check but a deferred error, so also after a
+  // commit, a cancel or a timeout (docs/semantics.md, "Key space").
+  if (isSpecialKey(key)) [[unlikely]] {
+    if (deferredError_) return out.fail(*deferredError_);
+    return out.succeed(specialKeyValue(key));
+  }
   if (std::optional<Error> e = blockingError(false)) return out.fail(*e);
   hasReadOrWritten_ = true;
   beginOperation();
@@ -215,7 +221,6 @@ auto EngineTransaction::getTo(std::string_view key, bool snapshot, Out out) {
     // system checks.
     size_t readLimit = kReadKeySizeLimit;
     if (key.starts_with('\xff')) {
-      if (key >= kSystemKeysEnd && key < kSpecialKeysEnd) return std::nullopt;  // no modules
       if (key >= maxReadKey() && key != kMetadataVersionKey) {
         throw Error(errors::kKeyOutsideLegalRange,
                     fmt::format("key '{}' is in the system key space", printable(key)));
@@ -281,6 +286,14 @@ Future<Bytes> EngineTransaction::getKey(KeySelectorRef selector, bool snapshot) 
 
 int64_t EngineTransaction::validateRange(KeySelectorRef begin, KeySelectorRef end,
                                          const RangeOptions& options) const {
+  int64_t byteLimit = validateRangeOptions(options);
+  if (begin.key > maxReadKey() || end.key > maxReadKey()) {
+    throw Error(errors::kKeyOutsideLegalRange, "range endpoint beyond the readable key space");
+  }
+  return byteLimit;
+}
+
+int64_t EngineTransaction::validateRangeOptions(const RangeOptions& options) {
   int mode = static_cast<int>(options.mode);
   if (mode < -2 || mode > 4) {
     throw Error(errors::kClientInvalidOperation, fmt::format("unknown streaming mode {}", mode));
@@ -293,9 +306,6 @@ int64_t EngineTransaction::validateRange(KeySelectorRef begin, KeySelectorRef en
   }
   if (options.mode == StreamingMode::kExact && options.limit == 0 && options.targetBytes == 0) {
     throw Error(errors::kExactModeWithoutLimits, "EXACT streaming mode needs a row or byte limit");
-  }
-  if (begin.key > maxReadKey() || end.key > maxReadKey()) {
-    throw Error(errors::kKeyOutsideLegalRange, "range endpoint beyond the readable key space");
   }
   int64_t byteLimit = modeByteLimit(options.mode, options.iteration);
   if (options.targetBytes > 0) {
@@ -342,13 +352,21 @@ void EngineTransaction::addRangeReadConflict(KeySelectorRef begin, KeySelectorRe
 template <typename Out>
 auto EngineTransaction::getRangeTo(KeySelectorRef begin, KeySelectorRef end,
                                    const RangeOptions& options, bool snapshot, Out out) {
+  // As for getTo: a range read whose selectors start in the special key space and end in it.
+  if (isSpecialKey(begin.key) && end.key >= kSystemKeysEnd && end.key <= kSpecialKeysEnd)
+      [[unlikely]] {
+    if (deferredError_) return out.fail(*deferredError_);
+    try {
+      return out.succeed(specialKeyRange(begin, end, options));
+    } catch (const Error& e) {
+      return out.fail(e);
+    }
+  }
   if (std::optional<Error> e = blockingError(false)) return out.fail(*e);
   hasReadOrWritten_ = true;
   beginOperation();
   return out.runRead([&] {
     RangeResult result;
-    // The special key space has no modules here: its ranges read empty.
-    if (begin.key >= kSystemKeysEnd && end.key <= kSpecialKeysEnd) return result;
     const RangeRequest request(begin, end, options, validateRange(begin, end, options));
     if (request.empty) return result;
     const int64_t byteLimit = request.byteLimit;
