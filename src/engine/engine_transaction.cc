@@ -50,14 +50,6 @@ std::optional<size_t> versionstampOffset(std::string_view operand) {
   return offset;
 }
 
-// The 10-byte versionstamp of a commit at `version`: the version big-endian, then the
-// batch order (0: the engine commits one transaction per batch).
-Bytes versionstampOf(int64_t version) {
-  Bytes stamp(10, '\0');
-  for (int i = 0; i < 8; ++i) stamp[i] = static_cast<char>((version >> (56 - 8 * i)) & 0xff);
-  return stamp;
-}
-
 }  // namespace
 
 EngineTransaction::EngineTransaction(std::shared_ptr<Engine> engine,
@@ -72,8 +64,8 @@ EngineTransaction::EngineTransaction(std::shared_ptr<Engine> engine,
 static_assert(sizeof(EngineTransaction) <= 1024);
 
 EngineTransaction::~EngineTransaction() {
-  // Destroying a transaction cancels it: what waits on it fails with 1025.
-  if (cancelled_) cancelled_->store(true);
+  // Destroying a transaction cancels it: what waits on it fails with 1025, and a commit not
+  // sent yet never is.
   clearAttempt("the transaction was destroyed");
 }
 
@@ -117,6 +109,8 @@ void EngineTransaction::poison(int code, const char* reason) {
   if (poisonCode_ != 0) return;  // the first poison stays
   poisonCode_ = code;
   poisonReason_ = reason;
+  // A commit not sent yet fails with it, as FoundationDB's waits on the reset promise.
+  if (pendingCommit_) pendingCommit_->drop(poisonError());
 }
 
 Error EngineTransaction::poisonError() const { return Error(poisonCode_, poisonReason_); }
@@ -244,6 +238,20 @@ void EngineTransaction::addWriteConflict(std::string_view begin, std::string_vie
 }
 
 void EngineTransaction::clearAttempt(std::string_view why) {
+  // Operations still in flight on the simulated network belong to this attempt: they fail
+  // with 1025 (a new flag serves the next attempt).
+  if (cancelled_) {
+    cancelled_->store(true);
+    cancelled_.reset();
+  }
+  if (pendingCommit_) {
+    pendingCommit_->drop(Error(errors::kTransactionCancelled, std::string(why)));
+    // A retry keeps what the commit reported (reset() drops it after this).
+    if (const ConflictingKeys* reported = pendingCommit_->conflictingKeys()) {
+      conflictingKeys_ = std::make_unique<ConflictingKeys>(*reported);
+    }
+    pendingCommit_.reset();
+  }
   if (!pendingWatches_.empty() || versionstamp_) {
     Error pendingError(errors::kTransactionCancelled, std::string(why));
     for (PendingWatch& watch : pendingWatches_) watch.promise.setError(pendingError);
@@ -266,7 +274,6 @@ void EngineTransaction::clearAttempt(std::string_view why) {
 }
 
 void EngineTransaction::reset() {
-  if (cancelled_ && cancelled_->load()) cancelled_.reset();
   clearAttempt("the transaction was reset");
   conflictingKeys_.reset();
   options_ = TransactionOptions::fromDefaults(settings_->transactionDefaults());
@@ -622,17 +629,22 @@ auto EngineTransaction::commitTo(Out out) {
       throw Error(errors::kTransactionTooLarge, fmt::format("{} bytes exceed the limit of {}",
                                                             approximateSize_, options_.sizeLimit));
     }
+    const bool hadReadVersion = readVersion_.has_value();
     CommitRequest request;
     request.readVersion = readVersion();
+    roundTrip(RoundTripKind::kCommit);
+    if (commitMustWait(hadReadVersion)) {
+      return out.deferred(deferCommit(hadReadVersion ? request.readVersion : 0,
+                                      std::move(versionstamp), std::move(watches)));
+    }
     request.selfConflict = !options_.causalWriteRisky;
     request.readConflicts = readConflicts_;
     request.writeConflicts = writeConflicts_;
     request.mutations = writes_.mutations();
     std::vector<size_t> conflicting;
     if (options_.reportConflictingKeys) request.conflictingReadRanges = &conflicting;
-    roundTrip(RoundTripKind::kCommit);
     try {
-      commitWithFaults(request);
+      committedVersion_ = commitWithFaults(*engine_, request, options_.automaticIdempotency);
     } catch (const Error& e) {
       if (e.code() == errors::kNotCommitted) {
         // Read-your-writes sends its read conflict ranges merged; without it they go as added.
@@ -666,24 +678,43 @@ auto EngineTransaction::commitTo(Out out) {
 Future<void> EngineTransaction::commit() { return commitTo(AsFuture<void>{this}); }
 void EngineTransaction::commit(Completion<void>& done) { commitTo(ToCompletion<void>{this, done}); }
 
-void EngineTransaction::commitWithFaults(const CommitRequest& request) {
-  // With automatic idempotency the client learns, through the commit's idempotency id,
-  // whether a commit with an unknown result took effect, and reports that instead.
-  const bool resolveUnknown = options_.automaticIdempotency;
-  switch (engine_->faults().commitFault()) {
-    case FaultInjector::CommitFault::kNone: committedVersion_ = engine_->commit(request); return;
-    case FaultInjector::CommitFault::kNotCommitted:
-      throw Error(errors::kNotCommitted, "injected fault");
-    case FaultInjector::CommitFault::kUnknownNotCommitted:
-      if (resolveUnknown)
-        throw Error(errors::kNotCommitted, "injected fault, resolved by idempotency id");
-      throw Error(errors::kCommitUnknownResult, "injected fault (not committed)");
-    case FaultInjector::CommitFault::kUnknownCommitted:
-      committedVersion_ = engine_->commit(request);
-      if (resolveUnknown) return;
-      committedVersion_ = -1;
-      throw Error(errors::kCommitUnknownResult, "injected fault (committed)");
+int64_t EngineTransaction::getCommittedVersion() {
+  return pendingCommit_ ? pendingCommit_->committedVersion() : committedVersion_;
+}
+
+bool EngineTransaction::commitMustWait(bool hadReadVersion) const {
+  if (!hadReadVersion) return true;
+  // With simulated delay: until the read version and every read have arrived.
+  return operationReadyAt_ != 0 &&
+         std::max(readVersionReadyAt_, readsDoneAt_) > engine_->clock().nowMicros();
+}
+
+Future<void> EngineTransaction::deferCommit(int64_t readVersion,
+                                            std::optional<Promise<Bytes>> versionstamp,
+                                            std::vector<PendingWatch> watches) {
+  PendingCommit::Parts parts;
+  parts.engine = engine_;
+  parts.mutations = OwnedMutations(writes_.mutations());
+  parts.readConflicts = std::move(readConflicts_);
+  parts.writeConflicts = std::move(writeConflicts_);
+  readConflicts_.clear();
+  writeConflicts_.clear();
+  parts.readVersion = readVersion;
+  parts.selfConflict = !options_.causalWriteRisky;
+  parts.automaticIdempotency = options_.automaticIdempotency;
+  parts.reportConflictingKeys = options_.reportConflictingKeys;
+  parts.readConflictsMerged = !options_.readYourWritesDisabled;
+  if (options_.timeoutMillis > 0)
+    parts.timeoutDeadline = startMicros_ + options_.timeoutMillis * 1000;
+  if (operationReadyAt_ != 0) {
+    if (!cancelled_) cancelled_ = std::make_shared<std::atomic<bool>>(false);
+    parts.readyAt = operationReadyAt_;
+    parts.cancelled = cancelled_;
   }
+  parts.versionstamp = std::move(versionstamp);
+  parts.watches = std::move(watches);
+  pendingCommit_ = std::make_shared<PendingCommit>(std::move(parts));
+  return pendingCommit_->future();
 }
 
 }  // namespace fdb::engine

@@ -19,6 +19,7 @@
 #include "engine/conflicting_keys.h"
 #include "engine/database_settings.h"
 #include "engine/engine.h"
+#include "engine/pending_commit.h"
 #include "engine/transaction_options.h"
 #include "engine/write_map.h"
 #include "fdb/backend.h"
@@ -49,7 +50,7 @@ class EngineTransaction final : public TransactionBackend {
   void setOption(int code, std::optional<std::string_view> value) override;
   Future<Bytes> getVersionstamp() override;
   Future<void> commit() override;
-  int64_t getCommittedVersion() override { return committedVersion_; }
+  int64_t getCommittedVersion() override;
   Future<int64_t> getApproximateSize() override;
   Future<void> onError(const Error& error) override;
   void reset() override;
@@ -58,9 +59,11 @@ class EngineTransaction final : public TransactionBackend {
 
   // Where an operation's outcome goes for a caller that completes a future of its own (the
   // C library, src/capi/), so that no fdb::Future is made only to be converted: value() or
-  // error() at once when nothing holds the outcome back, else later() with the Future that
-  // completes once the simulated round trips are over. Exactly one of them is called, as
-  // the operation's last step.
+  // error() at once when nothing holds the outcome back, later() with the Future that
+  // completes once the simulated round trips are over, or deferred() with the lazy Future of
+  // an operation that waits to be started (a commit not sent yet, docs/semantics.md, "When a
+  // commit is sent"): asking that Future for its outcome starts it. Exactly one of them is
+  // called, as the operation's last step.
   template <typename T>
   class Completion {
    public:
@@ -68,6 +71,7 @@ class EngineTransaction final : public TransactionBackend {
     virtual void value(Value&& value) = 0;
     virtual void error(const Error& error) = 0;
     virtual void later(Future<T> future) = 0;
+    virtual void deferred(Future<T> future) = 0;
 
    protected:
     ~Completion() = default;
@@ -116,11 +120,6 @@ class EngineTransaction final : public TransactionBackend {
     bool ranOffEnd = false;
     Bytes beginStorage;
     Bytes endStorage;
-  };
-  struct PendingWatch {
-    Bytes key;
-    std::optional<Bytes> expected;
-    WeakPromise<void> promise;
   };
 
   // The error every future-returning operation must fail with now, if any.
@@ -187,9 +186,14 @@ class EngineTransaction final : public TransactionBackend {
                             std::string_view endKey, const std::string_view* firstRow,
                             const std::string_view* lastRow, bool more, bool reverse,
                             const ResolvedRange& range);
-  // engine_->commit under the fault plan: may throw 1020 or 1021 (applied or not), or their
-  // resolution under automatic idempotency.
-  void commitWithFaults(const CommitRequest& request);
+  // Whether a commit now must wait before it is sent (docs/semantics.md, "When a commit is
+  // sent"): the transaction took no read version before it, or, with simulated delay, the
+  // read version or a read is still on its way.
+  bool commitMustWait(bool hadReadVersion) const;
+  // Hands the commit over to a PendingCommit (pendingCommit_): its lazy outcome. A
+  // `readVersion` of 0 takes one when the commit is sent.
+  Future<void> deferCommit(int64_t readVersion, std::optional<Promise<Bytes>> versionstamp,
+                           std::vector<PendingWatch> watches);
   // Clears everything an attempt accumulated (reset() and a retry share this); pending
   // watches and the versionstamp future fail with transaction_cancelled (1025), saying `why`.
   void clearAttempt(std::string_view why);
@@ -262,6 +266,9 @@ class EngineTransaction final : public TransactionBackend {
   bool commitCalled_ = false;
   bool hasReadOrWritten_ = false;
   int64_t committedVersion_ = -1;
+  // A commit that waits to be sent: dropped (1025, or the poison) when the transaction is
+  // destroyed, reset, retried or poisoned first. Null otherwise.
+  std::shared_ptr<PendingCommit> pendingCommit_;
   std::vector<PendingWatch> pendingWatches_;
   std::optional<Promise<Bytes>> versionstamp_;
   // Replaced by every commit that fails with not_committed, kept by onError's retries (as
@@ -362,6 +369,7 @@ struct EngineTransaction::AsFuture {
   [[gnu::always_inline]] inline Future<T> runRead(Body&& body) {
     return run(tr->waitedForByCommit(body));
   }
+  Future<T> deferred(Future<T> lazy) { return lazy; }
 };
 
 template <typename T>
@@ -406,6 +414,7 @@ struct EngineTransaction::ToCompletion {
   [[gnu::always_inline]] inline void runRead(Body&& body) {
     run(tr->waitedForByCommit(body));
   }
+  void deferred(Future<T> lazy) { done.deferred(std::move(lazy)); }
 };
 
 template <typename Body>

@@ -11,6 +11,9 @@ using namespace internal;
 
 const ConflictingKeys& EngineTransaction::conflictingKeys() const {
   static const ConflictingKeys kNone;
+  if (pendingCommit_) {
+    if (const ConflictingKeys* reported = pendingCommit_->conflictingKeys()) return *reported;
+  }
   return conflictingKeys_ ? *conflictingKeys_ : kNone;
 }
 

@@ -41,12 +41,17 @@ class FutureState {
 
   void complete(std::variant<NotReady, Stored, Error> outcome) {
     std::vector<std::function<void()>> callbacks;
+    std::function<void()> unstarted;  // released after the lock
     {
       std::lock_guard lock(mutex_);
       if (ready_.load(std::memory_order_relaxed)) return;  // the first completion wins
       outcome_ = std::move(outcome);
       ready_.store(true, std::memory_order_release);
       callbacks.swap(callbacks_);
+      if (hasStarter_.load(std::memory_order_relaxed)) {
+        hasStarter_.store(false, std::memory_order_relaxed);
+        unstarted.swap(starter_);
+      }
     }
     ready_.notify_all();
     for (auto& callback : callbacks) callback();
@@ -60,13 +65,29 @@ class FutureState {
     ready_.store(true, std::memory_order_release);
   }
 
-  bool isReady() const { return ready_.load(std::memory_order_acquire); }
+  // Makes the state lazy (fdb::Promise::setStarter): `start` runs once, on the first thread
+  // that asks for the outcome, unless the state completes first. REQUIRES: nobody else sees
+  // the state yet.
+  void setStarter(std::function<void()> start) {
+    starter_ = std::move(start);
+    hasStarter_.store(true, std::memory_order_release);
+  }
+
+  // Asking starts a lazy operation.
+  bool isReady() const {
+    if (ready_.load(std::memory_order_acquire)) return true;
+    startIfLazy();
+    return ready_.load(std::memory_order_acquire);
+  }
 
   // Once ready, the outcome never changes, so readers past this point take no lock.
   const std::variant<NotReady, Stored, Error>& wait() const {
     // Waiters sleep on the flag itself (C++20 atomic wait): no condition variable to build
     // and tear down with every future, most of which are born ready.
-    if (!ready_.load(std::memory_order_acquire)) ready_.wait(false, std::memory_order_acquire);
+    if (!ready_.load(std::memory_order_acquire)) {
+      startIfLazy();
+      ready_.wait(false, std::memory_order_acquire);
+    }
     return outcome_;
   }
 
@@ -90,9 +111,16 @@ class FutureState {
 
   void onReady(std::function<void()> callback) {
     if (!ready_.load(std::memory_order_acquire)) {
-      std::lock_guard lock(mutex_);
-      if (!ready_.load(std::memory_order_relaxed)) {
-        callbacks_.push_back(std::move(callback));
+      bool registered = false;
+      {
+        std::lock_guard lock(mutex_);
+        if (!ready_.load(std::memory_order_relaxed)) {
+          callbacks_.push_back(std::move(callback));
+          registered = true;
+        }
+      }
+      if (registered) {
+        startIfLazy();  // asking starts a lazy operation
         return;
       }
     }
@@ -100,8 +128,24 @@ class FutureState {
   }
 
  private:
+  // Runs the starter, once, outside the lock (it may complete the state on this thread).
+  void startIfLazy() const {
+    if (!hasStarter_.load(std::memory_order_acquire)) return;
+    std::function<void()> start;
+    {
+      std::lock_guard lock(mutex_);
+      if (!hasStarter_.load(std::memory_order_relaxed)) return;
+      hasStarter_.store(false, std::memory_order_relaxed);
+      start.swap(starter_);
+    }
+    start();
+  }
+
   mutable std::mutex mutex_;
   std::atomic<bool> ready_{false};  // set (release) after outcome_ is written
+  // A lazy state's starter, until it runs or the state completes (guarded by mutex_).
+  mutable std::atomic<bool> hasStarter_{false};
+  mutable std::function<void()> starter_;
   std::variant<NotReady, Stored, Error> outcome_;
   std::vector<std::function<void()>> callbacks_;
 };
