@@ -30,6 +30,7 @@
 #include "rl/metadata/metadata.h"
 #include "rl/metadata/metadata_builder.h"
 #include "rl/metadata/proto_schema_loader.h"
+#include "rl/query/record_query_planner.h"
 #include "rl/store/metadata_store.h"
 #include "rl/store/record_store.h"
 #include "rl/store/store_checker.h"
@@ -297,6 +298,114 @@ int tour(const std::string& protoDir) {
       "mapped range reads\n",
       remoteFetch.rows.size(), static_cast<long long>(scanAndFetch.rangeReads),
       static_cast<long long>(remoteFetch.mappedRangeReads));
+
+  // [guide:query]
+  using rl::Query;
+  // Alice's orders of 300 or more, cheapest first.
+  rl::RecordQuery aliceQuery{
+      .recordTypes = {"Order"},
+      .filter = Query::allOf(Query::field("customer").equalsValue("alice"),
+                             Query::field("price").greaterThanOrEquals(300)),
+      .sort = rl::field("price"),
+  };
+  std::vector<int64_t> aliceIds = rl::runInContext(db, [&](rl::RecordContext& context) {
+    rl::RecordStore store = rl::RecordStore::open(context, location, metaData);
+    std::shared_ptr<const rl::RecordQueryPlan> plan = store.planQuery(aliceQuery);
+    expect(plan->explain() == "Index(Order$customer_price [[alice, 300],[alice]])",
+           "the planner picks the (customer, price) index: " + plan->explain());
+    std::vector<int64_t> ids;
+    rl::CursorPtr<rl::QueriedRecord> cursor =
+        store.executeQuery(*plan, std::nullopt, rl::ExecuteProperties());
+    for (auto next = cursor->next(); next.hasValue(); next = cursor->next()) {
+      ids.push_back(next.value().as<shop::Order>().id());
+    }
+    return ids;
+  });
+  // [/guide:query]
+  std::vector<int64_t> expectedAlice;
+  for (int64_t id : idsByPrice(300, 100'000)) {
+    if (makeOrder(id).customer() == "alice" && id != 3) expectedAlice.push_back(id);
+  }
+  expect(aliceIds == expectedAlice, "alice's orders of 300 or more, by price");
+  std::printf("query: %zu of alice's orders from 300 up\n", aliceIds.size());
+
+  // How many orders cost less than `max` now (order 3 was updated to 1234).
+  auto ordersUnder = [](int64_t max) {
+    size_t count = 0;
+    for (int64_t id = 1; id <= kOrders; ++id) {
+      if ((id == 3 ? 1234 : makeOrder(id).price()) < max) ++count;
+    }
+    return count;
+  };
+
+  // [guide:query-parameters]
+  // Planned once, run with any value of $max, bound when the plan runs.
+  rl::RecordQuery underMax{.recordTypes = {"Order"},
+                           .filter = Query::field("price").lessThan(rl::parameter("max"))};
+  rl::RecordQueryPlanner planner(metaData);  // the metadata, every index readable
+  std::shared_ptr<const rl::RecordQueryPlan> underMaxPlan = planner.plan(underMax);
+  expect(underMaxPlan->explain() == "Index(Order$price [[LESS_THAN $max]])", "a parameter");
+  auto countUnder = [&](int64_t max) {
+    return rl::runInContext(db, [&](rl::RecordContext& context) {
+      rl::RecordStore store = rl::RecordStore::open(context, location, metaData);
+      rl::Bindings bindings;
+      bindings.set("max", max);
+      return rl::asList(*store.executeQuery(*underMaxPlan, bindings, std::nullopt, {}))
+          .values.size();
+    });
+  };
+  expect(countUnder(300) == ordersUnder(300), "under 300");
+  expect(countUnder(600) == ordersUnder(600), "under 600");
+  // [/guide:query-parameters]
+
+  // [guide:query-union]
+  // Orders tagged "gift" or "rush": a union of two scans of the tag index, merged on the
+  // primary key (each order once), resumed page by page from its continuation.
+  rl::RecordQuery tagged{
+      .recordTypes = {"Order"},
+      .filter = Query::anyOf(Query::field("tags").oneOfThem().equalsValue("gift"),
+                             Query::field("tags").oneOfThem().equalsValue("rush"))};
+  std::shared_ptr<const rl::RecordQueryPlan> taggedPlan = planner.plan(tagged);
+  expect(taggedPlan->explain() ==
+             "Fetch(Covering(Index(Order$tag [[gift],[gift]]) -> [id: KEY[1]]) \u222a "
+             "Covering(Index(Order$tag [[rush],[rush]]) -> [id: KEY[1]]))",
+         "a union of index scans, records fetched after the merge: " + taggedPlan->explain());
+  std::vector<int64_t> taggedIds;
+  std::optional<fdb::Bytes> resumeAt;
+  do {
+    resumeAt = rl::runInContext(db, [&](rl::RecordContext& context) {
+      rl::RecordStore store = rl::RecordStore::open(context, location, metaData);
+      rl::ExecuteProperties page;
+      page.returnedRowLimit = 3;
+      rl::CursorPtr<rl::QueriedRecord> cursor = store.executeQuery(*taggedPlan, resumeAt, page);
+      auto next = cursor->next();
+      for (; next.hasValue(); next = cursor->next()) {
+        taggedIds.push_back(next.value().as<shop::Order>().id());
+      }
+      return next.continuation().toBytes();  // nullopt once the union is exhausted
+    });
+  } while (resumeAt);
+  expect(taggedIds == std::vector<int64_t>{4, 5, 8, 10, 12, 15, 16, 20}, "each order once");
+  // [/guide:query-union]
+
+  // [guide:query-sort]
+  // Orders by customer, then id: Order$customer_price gives (customer, price, id), no index
+  // gives (customer, id). Refused, unless an in-memory sort is allowed.
+  rl::RecordQuery byCustomer{.recordTypes = {"Order"},
+                             .sort = rl::concat(rl::field("customer"), rl::field("id"))};
+  try {
+    planner.plan(byCustomer);
+    expect(false, "a sort no index gives is refused");
+  } catch (const rl::UnplannableQueryException&) {
+    // "Cannot sort without appropriate index: concat(field(customer), field(id)) (...)"
+  }
+  rl::RecordQueryPlannerConfiguration inMemory;
+  inMemory.allowInMemorySort = true;
+  std::shared_ptr<const rl::RecordQueryPlan> sorted =
+      rl::RecordQueryPlanner(metaData, {}, inMemory).plan(byCustomer);
+  expect(sorted->explain() == "Scan(<,>) ORDER BY [Field { 'customer' None}, Field { 'id' None}]",
+         sorted->explain());
+  // [/guide:query-sort]
 
   // [guide:delete]
   const int64_t price12 = makeOrder(12).price();

@@ -27,8 +27,10 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "fdb/error.h"
 #include "fdb/options.h"
@@ -78,6 +80,10 @@ struct EngineOptions {
     // fail with transaction_too_old (1007), as if the window were shorter than 5 seconds
     // (the retry loop retries them). Bounds memory under any write rate.
     int64_t windowBytes = 256 << 20;
+    // false: a directory that holds no store is not made one; opening it fails with
+    // file_not_found (1511) and creates nothing (for tools that only read, so that a
+    // mistyped path is an error instead of a new, empty database).
+    bool createIfMissing = true;
   } durable;
 };
 
@@ -89,6 +95,10 @@ class Database {
   static Database open(std::string_view address);
   static Database open(std::string_view address, const EngineOptions& options);
   explicit Database(std::shared_ptr<DatabaseBackend> backend);
+
+  // The address schemes this build serves ("memory", "file", "fdb", ...), in the order their
+  // backends registered them.
+  static std::vector<std::string> addressSchemes();
 
   Transaction createTransaction();
 

@@ -35,6 +35,7 @@ inline constexpr int kCommitUnknownResult = 1021;
 inline constexpr int kTransactionCancelled = 1025;
 inline constexpr int kTransactionTimedOut = 1031;
 inline constexpr int kIoError = 1510;
+inline constexpr int kFileNotFound = 1511;
 inline constexpr int kFileCorrupt = 1522;
 inline constexpr int kLockFileFailure = 1529;
 inline constexpr int kClientInvalidOperation = 2000;

@@ -48,7 +48,10 @@ fdb::EngineOptions engineOptionsFromEnvironment() {
   return options;
 }
 
-fdb_error_t openAddress(std::string address, FDBDatabase** out) {
+// Opens the engine database at `address`; `clusterFilePath` is the cluster file that named it
+// (empty: the address was given directly), for \xff\xff/cluster_file_path.
+fdb_error_t openAddress(std::string address, const std::string& clusterFilePath,
+                        FDBDatabase** out) {
   // Surrounding whitespace and a trailing newline are not part of the address.
   size_t first = address.find_first_not_of(" \t\r\n");
   size_t last = address.find_last_not_of(" \t\r\n");
@@ -62,6 +65,10 @@ fdb_error_t openAddress(std::string address, FDBDatabase** out) {
     std::shared_ptr<fdb::engine::MemoryDatabase> database =
         fdb::engine::openEngineDatabase(address, engineOptionsFromEnvironment());
     if (!database) return kConnectionStringInvalid;
+    if (!clusterFilePath.empty()) {
+      database->settings()->setConnectionRecord(
+          fdb::engine::ConnectionRecord{address, clusterFilePath});
+    }
     *out = new FDB_database(std::move(database));
     return 0;
   } catch (const fdb::Error& e) {
@@ -83,13 +90,13 @@ RL_C_EXPORT fdb_error_t fdb_create_database(const char* cluster_file_path,
   if (!file) return kNoClusterFileFound;
   std::stringstream content;
   content << file.rdbuf();
-  return openAddress(content.str(), out_database);
+  return openAddress(content.str(), path, out_database);
 }
 
 RL_C_EXPORT fdb_error_t fdb_create_database_from_connection_string(const char* connection_string,
                                                                    FDBDatabase** out_database) {
   if (!Network::instance().isSetUp()) return 2008;
-  return openAddress(connection_string != nullptr ? connection_string : "", out_database);
+  return openAddress(connection_string != nullptr ? connection_string : "", "", out_database);
 }
 
 RL_C_EXPORT void fdb_database_destroy(FDBDatabase* d) { delete d; }

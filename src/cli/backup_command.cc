@@ -167,7 +167,7 @@ void runBackup(const BackupOptions& options) {
     throw std::runtime_error(
         fmt::format("{} exists: rl backup does not replace a file without --force", options.file));
   }
-  fdb::Database db = openStoreDatabase(args);
+  fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadOnly);
   const bool embedded = !args.db.starts_with("fdb:");
   header.source = args.db;
   header.created = utcNow();

@@ -89,7 +89,7 @@ void printJson(const StoreArguments& args, const CheckReport& report) {
 // Throws CLI::RuntimeError(1) after printing when the check found problems.
 void runCheck(const StoreArguments& args, bool json) {
   const StoreLocation location = storeLocation(args);
-  fdb::Database db = openStoreDatabase(args);
+  fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadOnly);
   RecordMetaData metaData = loadStoreMetaData(db, args);
   const CheckReport report = StoreChecker(db, location, std::move(metaData)).run();
   if (json) {

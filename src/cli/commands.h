@@ -36,6 +36,10 @@ void addKeysCommand(CLI::App& app);
 // `rl backup` and `rl restore`: a record store, or the whole database, to a file and back.
 void addBackupCommands(CLI::App& app);
 
+// `rl completion bash`: a completion script generated from `app`'s commands and options; add
+// it last, so that it sees every other command.
+void addCompletionCommand(CLI::App& app);
+
 // --db and --path, the options every record-store command takes (store.h).
 struct StoreArguments;
 void addStoreArguments(CLI::App* command, StoreArguments& args);

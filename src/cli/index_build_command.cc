@@ -43,7 +43,7 @@ void runBuild(const StoreArguments& args, const BuildOptions& options) {
     throw std::invalid_argument(
         fmt::format("--records-per-transaction {}: at least 1", options.recordsPerTransaction));
   }
-  fdb::Database db = openStoreDatabase(args);
+  fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadWrite);
   const RecordMetaData metaData = loadStoreMetaData(db, args);
   if (!metaData.hasIndex(options.index)) {
     std::vector<std::string> names;

@@ -103,7 +103,7 @@ void runKeys(const StoreArguments& args, int limit, bool json) {
     throw std::invalid_argument(fmt::format("--limit {}: a limit is 0 (every key) or more", limit));
   }
   const fdb::Bytes prefix = storeTuple(args).pack();
-  fdb::Database db = openStoreDatabase(args);
+  fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadOnly);
   loadStoreMetaData(db, args);  // a store that does not exist is an error, as elsewhere
   fdb::KeyRange range{prefix, prefix + '\xff'};
   int64_t printed = 0;

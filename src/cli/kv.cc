@@ -24,13 +24,13 @@ void printJson(const nlohmann::json& json) {
   fmt::print("{}\n", json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
-fdb::Database openKvDatabase(const KvOptions& options) {
+fdb::Database openKvDatabase(const KvOptions& options, DatabaseAccess access) {
   if (options.db.empty()) {
     throw std::invalid_argument(
         "rl kv needs --db ADDRESS (raw keys have no default store): memory:, memory:<name>, "
         "file:<dir>, a directory path, fdb:<cluster file> or fdb:");
   }
-  return fdb::Database::open(options.db);
+  return openDatabase(options.db, access);
 }
 
 fdb::Bytes parseKey(const KvOptions& options, const std::string& text) {

@@ -3,7 +3,7 @@
 // (or as JSON). docs/cli.md describes the formats.
 //
 //   KvOptions options{.db = "file:/tmp/store", .tuple = true};
-//   fdb::Database db = openKvDatabase(options);
+//   fdb::Database db = openKvDatabase(options, DatabaseAccess::kReadOnly);
 //   const fdb::Bytes key = parseKey(options, R"(("orders", 42))");
 //   printValue(options, key, db.run([&](fdb::Transaction& tr) { return tr.get(key).get(); }));
 //
@@ -18,6 +18,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "database_access.h"
 #include "fdb/bytes.h"
 #include "fdb/database.h"
 #include "fdb/types.h"
@@ -34,7 +35,7 @@ struct KvOptions {
 
 // Opens options.db. Throws std::invalid_argument when it is empty (raw keys have no default
 // store), fdb::Error when it cannot be opened.
-fdb::Database openKvDatabase(const KvOptions& options);
+fdb::Database openKvDatabase(const KvOptions& options, DatabaseAccess access);
 
 // A key typed in printable form, or with --tuple a tuple, packed. Throws
 // std::invalid_argument for a bad escape or a bad tuple.

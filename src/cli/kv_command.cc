@@ -38,34 +38,34 @@ struct RangeOptions {
 
 void runGet(const KvOptions& options, const std::string& keyText) {
   const fdb::Bytes key = parseKey(options, keyText);
-  fdb::Database db = openKvDatabase(options);
+  fdb::Database db = openKvDatabase(options, DatabaseAccess::kReadOnly);
   printValue(options, key, db.run([&](fdb::Transaction& tr) { return tr.get(key).get(); }));
 }
 
 void runSet(const KvOptions& options, const std::string& keyText, const std::string& valueText) {
   const fdb::Bytes key = parseKey(options, keyText);
   const fdb::Bytes value = parsePrintable(valueText);
-  fdb::Database db = openKvDatabase(options);
+  fdb::Database db = openKvDatabase(options, DatabaseAccess::kReadWrite);
   printCommitted(options, commitWithRetry(db, [&](fdb::Transaction& tr) { tr.set(key, value); }));
 }
 
 void runClear(const KvOptions& options, const std::string& keyText) {
   const fdb::Bytes key = parseKey(options, keyText);
-  fdb::Database db = openKvDatabase(options);
+  fdb::Database db = openKvDatabase(options, DatabaseAccess::kReadWrite);
   printCommitted(options, commitWithRetry(db, [&](fdb::Transaction& tr) { tr.clear(key); }));
 }
 
 void runClearRange(const KvOptions& options, const std::string& beginText,
                    const std::string& endText) {
   const fdb::KeyRange range = parseRange(options, beginText, endText);
-  fdb::Database db = openKvDatabase(options);
+  fdb::Database db = openKvDatabase(options, DatabaseAccess::kReadWrite);
   printCommitted(options, commitWithRetry(db, [&](fdb::Transaction& tr) { tr.clearRange(range); }));
 }
 
 void runGetRange(const KvOptions& options, const RangeOptions& rangeOptions, bool keysOnly) {
   checkLimit(rangeOptions.limit);
   const fdb::KeyRange range = parseRange(options, rangeOptions.begin, rangeOptions.end);
-  fdb::Database db = openKvDatabase(options);
+  fdb::Database db = openKvDatabase(options, DatabaseAccess::kReadOnly);
   std::vector<fdb::KeyValue> rows = db.run([&](fdb::Transaction& tr) {
     return readRange(tr, range, rangeOptions.limit, rangeOptions.reverse);
   });
@@ -74,7 +74,7 @@ void runGetRange(const KvOptions& options, const RangeOptions& rangeOptions, boo
 
 // `rl kv --db ADDRESS` with no command: the shell, on standard input.
 void runShell(const KvOptions& options) {
-  KvShell shell(options, openKvDatabase(options));
+  KvShell shell(options, openKvDatabase(options, DatabaseAccess::kReadWrite));
   if (!shell.run(std::cin, isatty(STDIN_FILENO) != 0)) {
     throw CLI::RuntimeError(1);  // the errors are printed; exit with status 1
   }

@@ -1,7 +1,7 @@
 // rl::cli::KvShell — `rl kv`'s shell: fdbcli's commands read a line at a time, from a terminal
 // or a script piped in (docs/cli.md lists them).
 //
-//   KvShell shell(options, openKvDatabase(options));
+//   KvShell shell(options, openKvDatabase(options, DatabaseAccess::kReadWrite));
 //   bool ok = shell.run(std::cin, /*interactive=*/false);
 //
 // Outside a transaction every command is its own transaction, run in the retry loop (a

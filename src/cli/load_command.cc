@@ -252,7 +252,7 @@ void runLoad(const StoreArguments& args, const LoadOptions& options) {
     file.seekg(0, std::ios::beg);
     in = &file;
   }
-  fdb::Database db = openStoreDatabase(args);
+  fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadWrite);
   const RecordMetaData metaData = loadStoreMetaData(db, args);
   const RecordType& type = chooseRecordType(metaData, options.type);
   const google::protobuf::Message* prototype =

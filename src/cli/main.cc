@@ -9,10 +9,13 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
+#include "version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"rl: RecordLayer for C++ — a record store on FoundationDB semantics"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", rl::cli::versionText(),
+                       "Print the version, the commit and what is built in");
   rl::cli::addDemoCommand(app);
   rl::cli::addStoreCommand(app);
   rl::cli::addLoadCommand(app);
@@ -22,6 +25,7 @@ int main(int argc, char** argv) {
   rl::cli::addBackupCommands(app);
   rl::cli::addKvCommand(app);
   rl::cli::addTupleCommand(app);
+  rl::cli::addCompletionCommand(app);  // last: it lists the commands above
 
   try {
     app.parse(argc, argv);

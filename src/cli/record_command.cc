@@ -79,7 +79,7 @@ std::string recordEnvelope(const LoadedRecord& record,
 void runGet(const StoreArguments& args, const std::string& keyText, bool json) {
   const StoreLocation location = storeLocation(args);
   const fdb::Tuple primaryKey = parsePrimaryKey(keyText);
-  fdb::Database db = openStoreDatabase(args);
+  fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadOnly);
   const RecordMetaData metaData = loadStoreMetaData(db, args);
   std::optional<LoadedRecord> record = runInContext(db, [&](RecordContext& context) {
     return RecordStore::openExisting(context, location, metaData).loadRecord(primaryKey);
@@ -94,7 +94,7 @@ void runGet(const StoreArguments& args, const std::string& keyText, bool json) {
 void runDelete(const StoreArguments& args, const std::string& keyText) {
   const StoreLocation location = storeLocation(args);
   const fdb::Tuple primaryKey = parsePrimaryKey(keyText);
-  fdb::Database db = openStoreDatabase(args);
+  fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadWrite);
   const RecordMetaData metaData = loadStoreMetaData(db, args);
   const bool deleted = runInContext(db, [&](RecordContext& context) {
     return RecordStore::openExisting(context, location, metaData).deleteRecord(primaryKey);
@@ -165,7 +165,7 @@ void printPaged(fdb::Database& db, const StoreLocation& location, const RecordMe
 void runScan(const StoreArguments& args, const ScanOptions& options) {
   const StoreLocation location = storeLocation(args);
   checkScanOptions(options);
-  fdb::Database db = openStoreDatabase(args);
+  fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadOnly);
   const RecordMetaData metaData = loadStoreMetaData(db, args);
   printPaged(db, location, metaData, options,
              [&](RecordStore& store, const std::optional<fdb::Bytes>& continuation,
@@ -208,7 +208,7 @@ void runIndexScan(const StoreArguments& args, const IndexScanOptions& indexOptio
   const TupleRange range = TupleRange::between(parseBound(indexOptions.from, "--from"),
                                                parseBound(indexOptions.to, "--to"));
   checkScanOptions(options);
-  fdb::Database db = openStoreDatabase(args);
+  fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadOnly);
   const RecordMetaData metaData = loadStoreMetaData(db, args);
   if (!metaData.hasIndex(indexOptions.index)) {
     std::vector<std::string> names;

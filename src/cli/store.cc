@@ -44,13 +44,13 @@ StoreLocation metaDataLocation(const StoreArguments& args) {
   return StoreLocation::tuple(metaDataTuple(args));
 }
 
-fdb::Database openStoreDatabase(const StoreArguments& args) {
+fdb::Database openStoreDatabase(const StoreArguments& args, DatabaseAccess access) {
   if (args.db.empty()) {
     throw std::invalid_argument(
         "--db ADDRESS is required: memory:<name>, file:<dir>, a directory path, fdb:<cluster "
         "file> or fdb:");
   }
-  return fdb::Database::open(args.db);
+  return openDatabase(args.db, access);
 }
 
 RecordMetaData loadStoreMetaData(fdb::Database& db, const StoreArguments& args) {

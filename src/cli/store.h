@@ -4,7 +4,7 @@
 // stores").
 //
 //   StoreArguments args{.db = "file:/tmp/shop", .path = R"(("shop", "orders"))"};
-//   fdb::Database db = openStoreDatabase(args);
+//   fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadOnly);
 //   RecordMetaData metaData = loadStoreMetaData(db, args);
 //   runInContext(db, [&](RecordContext& context) {
 //     RecordStore store = RecordStore::openExisting(context, storeLocation(args), metaData);
@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 
+#include "database_access.h"
 #include "fdb/bytes.h"
 #include "fdb/database.h"
 #include "fdb/tuple.h"
@@ -49,9 +50,9 @@ StoreLocation storeLocation(const StoreArguments& args);
 fdb::Tuple metaDataTuple(const StoreArguments& args);  // ("rl-metadata",) + STORE
 StoreLocation metaDataLocation(const StoreArguments& args);
 
-// Opens args.db. Throws std::invalid_argument when it is empty, fdb::Error when it cannot be
-// opened.
-fdb::Database openStoreDatabase(const StoreArguments& args);
+// Opens args.db (database_access.h: a command that only reads creates nothing). Throws
+// std::invalid_argument when it is empty, fdb::Error when it cannot be opened.
+fdb::Database openStoreDatabase(const StoreArguments& args, DatabaseAccess access);
 
 // The current metadata from the store's metadata store. Throws std::runtime_error when
 // there is none ("no record store at ...: rl store create makes one").

@@ -43,12 +43,16 @@ struct CreateOptions {
   std::optional<bool> storeRecordVersions;
   std::vector<std::string> indexes;        // TYPE:FIELD[,FIELD...]
   std::vector<std::string> uniqueIndexes;  // the same, unique
+  std::vector<std::string> primaryKeys;    // TYPE:FIELD[,FIELD...]
   std::optional<int> version;
 };
 
-// A VALUE index from TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...] (the name the
-// .proto's index option gives a one-field index).
-void addIndexOption(RecordMetaDataBuilder& builder, const std::string& text, bool unique) {
+// TYPE:FIELD[,FIELD...] as given to `option`: the record type and its fields. `what` names it
+// in errors ("an index"), `example` shows one ("Order:customer").
+std::pair<std::string, std::vector<std::string>> typeAndFields(std::string_view option,
+                                                               const std::string& text,
+                                                               std::string_view what,
+                                                               std::string_view example) {
   const size_t colon = text.find(':');
   const std::string type = text.substr(0, colon);
   std::vector<std::string> fields;
@@ -62,20 +66,44 @@ void addIndexOption(RecordMetaDataBuilder& builder, const std::string& text, boo
       start = comma + 1;
     }
   }
-  const char* option = unique ? "--unique-index" : "--index";
   if (type.empty() || fields.empty() ||
       std::any_of(fields.begin(), fields.end(), [](const std::string& f) { return f.empty(); })) {
     throw std::invalid_argument(
-        fmt::format("{} {}: an index is TYPE:FIELD[,FIELD...], e.g. Order:customer", option, text));
+        fmt::format("{} {}: {} is TYPE:FIELD[,FIELD...], e.g. {}", option, text, what, example));
   }
+  return {type, fields};
+}
+
+// The key of `fields` in order: one field, or their concatenation.
+KeyExpression fieldsKey(const std::vector<std::string>& fields) {
   std::vector<KeyExpression> columns;
   columns.reserve(fields.size());
   for (const std::string& f : fields) columns.push_back(field(f));
+  return columns.size() == 1 ? columns.front() : concatAll(columns);
+}
+
+// A VALUE index from TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...] (the name the
+// .proto's index option gives a one-field index).
+void addIndexOption(RecordMetaDataBuilder& builder, const std::string& text, bool unique) {
+  const auto [type, fields] =
+      typeAndFields(unique ? "--unique-index" : "--index", text, "an index", "Order:customer");
   std::map<std::string, std::string> indexOptions;
   if (unique) indexOptions.emplace(std::string(Index::kUniqueOption), "true");
   builder.addIndex(type, Index(fmt::format("{}${}", type, fmt::join(fields, "-")),
-                               columns.size() == 1 ? columns.front() : concatAll(columns),
-                               Index::kValue, std::move(indexOptions)));
+                               fieldsKey(fields), Index::kValue, std::move(indexOptions)));
+}
+
+// A record type's primary key from TYPE:FIELD[,FIELD...], in place of the .proto's
+// (primary_key) field option: what a schema without record_metadata_options.proto needs.
+void setPrimaryKeyOption(RecordMetaDataBuilder& builder, const std::string& text) {
+  const auto [type, fields] = typeAndFields("--primary-key", text, "a primary key", "User:id");
+  RecordTypeBuilder* recordType = nullptr;
+  try {
+    recordType = &builder.recordType(type);
+  } catch (const MetaDataException& e) {
+    throw std::invalid_argument(fmt::format("--primary-key {}: {}", text, e.what()));
+  }
+  recordType->setPrimaryKey(fieldsKey(fields));
 }
 
 // The metadata the .proto file declares, with the command line's options over it.
@@ -84,6 +112,8 @@ RecordMetaData buildMetaData(const CreateOptions& options) {
   RecordMetaDataBuilder builder(schema);
   if (options.splitLongRecords) builder.setSplitLongRecords(*options.splitLongRecords);
   if (options.storeRecordVersions) builder.setStoreRecordVersions(*options.storeRecordVersions);
+  for (const std::string& primaryKey : options.primaryKeys)
+    setPrimaryKeyOption(builder, primaryKey);
   for (const std::string& index : options.indexes) addIndexOption(builder, index, false);
   for (const std::string& index : options.uniqueIndexes) addIndexOption(builder, index, true);
   if (options.version) {
@@ -107,7 +137,7 @@ void runCreate(const StoreArguments& args, const CreateOptions& options) {
     throw MetaDataException(oneLine(e.what()));  // protoc's errors come one a line
   }
   const RecordMetaData& metaData = *loaded;
-  fdb::Database db = openStoreDatabase(args);
+  fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadWrite);
   int formatVersion = 0;
   runInContext(db, [&](RecordContext& context) {
     // The store first: creating it checks that its key range holds nothing yet.
@@ -137,7 +167,7 @@ void runOpen(const StoreArguments& args, const CreateOptions& options) {
     throw MetaDataException(oneLine(e.what()));
   }
   const RecordMetaData& metaData = *loaded;
-  fdb::Database db = openStoreDatabase(args);
+  fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadWrite);
   int storedVersion = -1;
   bool unchanged = false;
   int formatVersion = 0;
@@ -200,7 +230,7 @@ std::string recordTypesOf(const RecordMetaData& metaData, const Index& index) {
 
 void runInfo(const StoreArguments& args, bool json) {
   const StoreLocation location = storeLocation(args);
-  fdb::Database db = openStoreDatabase(args);
+  fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadOnly);
   const RecordMetaData metaData = loadStoreMetaData(db, args);
   DataStoreInfo header;
   std::vector<std::string> states;
@@ -282,6 +312,9 @@ void addSchemaOptions(CLI::App* command, CreateOptions& options) {
   command->add_option("--store-record-versions", options.storeRecordVersions,
                       "true or false: store each record's commit version (default: the .proto's "
                       "store_record_versions)");
+  command->add_option("--primary-key", options.primaryKeys,
+                      "A record type's primary key TYPE:FIELD[,FIELD...], for a schema whose "
+                      ".proto does not mark it (repeatable; kept in the metadata)");
   command->add_option("--index", options.indexes,
                       "Add a VALUE index TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...] "
                       "(repeatable)");

@@ -36,6 +36,16 @@ int64_t DatabaseSettings::maxWatches() const {
   return maxWatches_;
 }
 
+ConnectionRecord DatabaseSettings::connectionRecord() const {
+  std::lock_guard lock(mutex_);
+  return connection_;
+}
+
+void DatabaseSettings::setConnectionRecord(ConnectionRecord record) {
+  std::lock_guard lock(mutex_);
+  connection_ = std::move(record);
+}
+
 bool applyDefaultableOption(TransactionDefaults& defaults, int transactionCode,
                             std::optional<std::string_view> value) {
   switch (transactionCode) {

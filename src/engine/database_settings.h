@@ -1,6 +1,6 @@
-// DatabaseSettings — a database's options (docs/semantics.md, "Options"): the defaults
-// every transaction starts from (and returns to on reset and retry), and database-wide
-// limits.
+// DatabaseSettings — a database handle's options (docs/semantics.md, "Options"): the defaults
+// every transaction starts from (and returns to on reset and retry), database-wide limits,
+// and what the handle was opened with (its connection record).
 //
 // Thread-safety: every method may be called from any thread.
 #pragma once
@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace fdb::engine {
@@ -26,10 +27,20 @@ struct TransactionDefaults {
   bool automaticIdempotency = false;
 };
 
+// What a database handle was opened with, as the special keys \xff\xff/connection_string and
+// \xff\xff/cluster_file_path report it (docs/semantics.md, "Special keys"): the address, and for
+// the C library the cluster file that named it.
+struct ConnectionRecord {
+  std::string connectionString;
+  std::string clusterFilePath;
+};
+
 class DatabaseSettings {
  public:
   TransactionDefaults transactionDefaults() const;
   int64_t maxWatches() const;
+  ConnectionRecord connectionRecord() const;
+  void setConnectionRecord(ConnectionRecord record);
   // Applies FDB_DB_OPTION `code`. Throws fdb::Error 2007 for an unknown code and 2006 for
   // a bad value.
   void setOption(int code, std::optional<std::string_view> value);
@@ -38,6 +49,7 @@ class DatabaseSettings {
   mutable std::mutex mutex_;
   TransactionDefaults defaults_;
   int64_t maxWatches_ = 10000;
+  ConnectionRecord connection_;
 };
 
 // Applies transaction option `transactionCode` when it is one a database can default

@@ -20,6 +20,17 @@ namespace {
 constexpr int64_t kInitialVersion = 100 * kVersionsPerSecond;
 // How often (in commits) the resolver's history drops versions past the window.
 constexpr int64_t kHistoryCleanupInterval = 1024;
+// MAX_COMMIT_BATCH_INTERVAL (2 s) in versions: an idle cluster's commit proxies still commit
+// an empty batch this often, so that the committed version keeps up with time.
+constexpr int64_t kEmptyBatchIntervalVersions = 2 * kVersionsPerSecond;
+
+// The newest committed version when the newest commit is `latest` and wall time has reached
+// version `wall` (docs/engine.md, "Versions"): `latest`, or the last of the empty batches
+// that followed it, one every kEmptyBatchIntervalVersions.
+int64_t newestBatchVersion(int64_t latest, int64_t wall) {
+  if (wall - latest < kEmptyBatchIntervalVersions) return latest;
+  return latest + (wall - latest) / kEmptyBatchIntervalVersions * kEmptyBatchIntervalVersions;
+}
 
 // The operand of a versionstamped operation with the 10-byte versionstamp of `version` put
 // at the offset its last four bytes name (little-endian), and those four bytes dropped.
@@ -96,13 +107,15 @@ void Engine::raiseMinNextCommit(int64_t version) {
 // the other's variable (sequentially consistent), so either the commit sees the raised
 // minimum and lands above v, or the reader sees the commit's announcement.
 int64_t Engine::getReadVersion() {
-  // Lock-free: every acknowledged commit is <= latestCommitted_. The wall version is read
-  // before the announcement, so a commit announcing after that lands above it; one already
-  // announced caps the result below its bound. Reads at the result never wait.
+  // A read version is the newest committed version, which moves only with commit batches
+  // (docs/engine.md, "Versions"). Lock-free: every acknowledged commit is <= latestCommitted_.
+  // An empty batch's version is at most the wall version, read before the announcement, so a
+  // commit announcing after that lands above it; one already announced caps the result below
+  // its bound. Reads at the result never wait.
   int64_t wall = wallVersion() - 1;
   int64_t inFlight = commitInFlight_.load();
   int64_t latest = latestCommitted_.load();
-  return std::max(latest, std::min(wall, inFlight - 1));
+  return std::max(latest, std::min(newestBatchVersion(latest, wall), inFlight - 1));
 }
 
 Engine::Reader Engine::read(int64_t version) {
@@ -118,7 +131,9 @@ Engine::Reader Engine::read(int64_t version) {
     VersionedStore::ReadGuard guard = store_.enterRead();
     int64_t latest = latestCommitted_.load();
     int64_t wall = wallVersion();
-    int64_t current = std::max(latest, wall);
+    // The window trails the newest commit batch, as a storage server's trails the newest
+    // version it has received.
+    int64_t current = newestBatchVersion(latest, wall);
     if (version < current - kMvccWindowVersions) {
       throw Error(errors::kTransactionTooOld,
                   fmt::format("read version {} is older than the MVCC window (current {})", version,
@@ -154,7 +169,7 @@ Engine::Reader Engine::read(int64_t version) {
           fmt::format("read version {} is ahead of the database (current {})", version, current));
     }
     guard = {};
-    int64_t step = std::min(version - current, kFutureVersionWaitMicros - waitedMicros);
+    int64_t step = std::min(version - wall, kFutureVersionWaitMicros - waitedMicros);
     clock_->sleepMicros(step);
     waitedMicros += step;
   }
@@ -187,9 +202,18 @@ int64_t Engine::commit(const CommitRequest& request) {
   if (!watches_.empty()) {
     for (const Mutation& mutation : request.mutations) checkWatches(mutation, version, &fired);
   }
-  // 6. Conflict history.
+  // 6. Conflict history: the transaction's write conflict ranges, and the key each
+  // versionstamped key produced, which only now is known (FoundationDB's commit proxy adds it;
+  // docs/semantics.md, "Conflict ranges").
   for (KeyRangeView range : request.writeConflicts) {
     history_.add(range.begin, range.end, version);
+  }
+  for (const Mutation& mutation : request.mutations) {
+    if (mutation.kind == Mutation::Kind::kAtomic &&
+        mutation.atomicType == MutationType::kSetVersionstampedKey) {
+      Bytes key = placeVersionstamp(mutation.key, version);
+      history_.add(key, key + '\0', version);
+    }
   }
   lastApplied_ = version;
   ++commits_;

@@ -10,15 +10,16 @@ void registerEngineBackends(BackendRegistry& registry) {
   registry.add(BackendScheme{.scheme = "memory",
                              .forms = {"memory:", "memory:<name>"},
                              .open = [](std::string_view name, const EngineOptions& options) {
-                               return std::shared_ptr<DatabaseBackend>(
-                                   engine::openMemoryDatabase(name, options));
+                               return std::shared_ptr<DatabaseBackend>(engine::openEngineDatabase(
+                                   "memory:" + std::string(name), options));
                              }});
   registry.add(BackendScheme{.scheme = "file",
                              .forms = {"file:<dir>", "a directory path"},
                              .open =
                                  [](std::string_view directory, const EngineOptions& options) {
                                    return std::shared_ptr<DatabaseBackend>(
-                                       engine::openDurableDatabase(directory, options));
+                                       engine::openEngineDatabase("file:" + std::string(directory),
+                                                                  options));
                                  },
                              .servesBarePaths = true});
 }
@@ -42,11 +43,20 @@ std::shared_ptr<MemoryDatabase> openEngineDatabase(std::string_view address,
                                                    const EngineOptions& options) {
   constexpr std::string_view kMemory = "memory:";
   constexpr std::string_view kFile = "file:";
-  if (address.starts_with(kMemory))
-    return openMemoryDatabase(address.substr(kMemory.size()), options);
-  if (address.starts_with(kFile)) return openDurableDatabase(address.substr(kFile.size()), options);
-  if (isBarePath(address)) return openDurableDatabase(address, options);
-  return nullptr;
+  std::shared_ptr<MemoryDatabase> database;
+  if (address.starts_with(kMemory)) {
+    database = openMemoryDatabase(address.substr(kMemory.size()), options);
+  } else if (address.starts_with(kFile)) {
+    database = openDurableDatabase(address.substr(kFile.size()), options);
+  } else if (isBarePath(address)) {
+    database = openDurableDatabase(address, options);
+  } else {
+    return nullptr;
+  }
+  // Opened by its address: the address is its connection string and its location.
+  database->settings()->setConnectionRecord(
+      ConnectionRecord{std::string(address), std::string(address)});
+  return database;
 }
 
 }  // namespace fdb::engine

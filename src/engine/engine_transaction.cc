@@ -7,6 +7,7 @@
 #include <random>
 
 #include "engine/atomic.h"
+#include "engine/commit_size.h"
 #include "engine/transaction_internal.h"
 
 namespace fdb::engine {
@@ -17,6 +18,8 @@ namespace {
 
 constexpr double kInitialBackoffSeconds = 0.01;
 constexpr double kProxyMemoryMaxBackoffSeconds = 30.0;
+// The merged size of a commit is at most this many times its running estimate (commitSize).
+constexpr int64_t kMergedSizeBound = 4;
 
 // A uniform double in [0, 1) from this thread's generator (splitmix64), seeded from
 // std::random_device on the thread's first use. Eight bytes of trivial thread-local state,
@@ -260,6 +263,8 @@ void EngineTransaction::clearAttempt(std::string_view why) {
     versionstamp_.reset();
   }
   writes_.reset();
+  specialKeyWrites_.reset();
+  known_.reset();
   readVersion_.reset();
   readConflicts_.clear();
   writeConflicts_.clear();
@@ -418,13 +423,8 @@ void EngineTransaction::firePendingWatchesIn(std::string_view begin, std::string
 }
 
 void EngineTransaction::set(std::string_view key, std::string_view value) {
+  if (isSpecialKey(key)) return setSpecialKey(key, value);
   if (!acceptWrite()) return;
-  if (key >= kSystemKeysEnd && key < kSpecialKeysEnd) {
-    if (!options_.specialKeySpaceEnableWrites) {
-      deferError(Error(kSpecialKeysWriteDisabled, "writes to the special key space are disabled"));
-    }
-    return;  // no special-key module takes writes here
-  }
   if (std::optional<Error> e = unwritableKeyError(key, "set")) return deferError(*e);
   if (value.size() > kValueSizeLimit) {
     return deferError(
@@ -438,6 +438,7 @@ void EngineTransaction::set(std::string_view key, std::string_view value) {
 
 void EngineTransaction::clear(std::string_view key) {
   if (!acceptWrite()) return;
+  if (isSpecialKey(key)) return clearSpecialKey(key);
   if (key.size() > kReadKeySizeLimit && key < kNormalKeysEnd) return;  // cannot exist
   clearRange(key, keyAfter(key));
 }
@@ -449,15 +450,7 @@ void EngineTransaction::clearRange(std::string_view begin, std::string_view end)
         errors::kInvertedRange,
         fmt::format("clearRange begin '{}' is after end '{}'", printable(begin), printable(end))));
   }
-  if (begin >= kSystemKeysEnd && end <= kSpecialKeysEnd) {
-    if (!options_.specialKeySpaceEnableWrites) {
-      deferError(Error(kSpecialKeysWriteDisabled, "writes to the special key space are disabled"));
-    }
-    return;  // accepted; no special-key module stores anything here
-  }
-  if (end == keyAfter(begin) && begin == kMetadataVersionKey) {
-    return deferError(*unwritableKeyError(begin, "clear"));
-  }
+  if (begin >= kSystemKeysEnd && end <= kSpecialKeysEnd) return clearSpecialRange(begin, end);
   const Bytes& writableEnd = options_.accessSystemKeys ? kSystemKeysEnd : kNormalKeysEnd;
   if (begin > writableEnd || end > writableEnd) {
     return deferError(
@@ -591,6 +584,16 @@ Future<int64_t> EngineTransaction::getApproximateSize() {
   return Future<int64_t>::ready(approximateSize_);
 }
 
+int64_t EngineTransaction::commitSize() const {
+  // With read-your-writes off every write went out as it was issued, unmerged.
+  if (options_.readYourWritesDisabled) return approximateSize_;
+  // Merging at most quadruples the running estimate (a key written inside a cleared range
+  // cuts the clear in two), so below a quarter of the limit it cannot matter.
+  if (approximateSize_ <= options_.sizeLimit / kMergedSizeBound) return approximateSize_;
+  return mergedMutationBytes(writes_.mutations()) + coalescedRangeBytes(readConflicts_) +
+         coalescedRangeBytes(writeConflicts_);
+}
+
 Future<Bytes> EngineTransaction::getVersionstamp() {
   if (std::optional<Error> e = blockingError(false)) return Future<Bytes>::failed(*e);
   if (!versionstamp_) versionstamp_.emplace();
@@ -602,8 +605,10 @@ auto EngineTransaction::commitTo(Out out) {
   if (std::optional<Error> e = blockingError(false)) return out.fail(*e);
   commitCalled_ = true;
   beginOperation();
-  if (readErrorCode_ != 0) {
-    // It waited for the read that failed (docs/semantics.md, "Commits" step 1); it never
+  // The special key space's modules commit first (SpecialKeySpace::commit).
+  std::optional<Error> specialKeysFailure = specialKeysCommitError();
+  if (!specialKeysFailure && readErrorCode_ != 0) {
+    // Then it waited for the read that failed (docs/semantics.md, "Commits" step 1); it never
     // reached the resolver, so its versionstamp and watches wait for a reset like any other.
     operationReadyAt_ = std::max(operationReadyAt_, readsDoneAt_);
     return out.failDelivered(Error(readErrorCode_));
@@ -613,7 +618,7 @@ auto EngineTransaction::commitTo(Out out) {
   std::vector<PendingWatch> watches = std::move(pendingWatches_);
   pendingWatches_.clear();
 
-  if (writes_.empty() && writeConflicts_.empty()) {  // read-only: nothing to resolve
+  if (!specialKeysFailure && writes_.empty() && writeConflicts_.empty()) {  // read-only
     if (versionstamp) {
       // Made once: a copy of an Error allocates nothing, a new one formats its message.
       static const Error kNoVersion(kNoCommitVersion, "a read-only transaction has no version");
@@ -625,9 +630,10 @@ auto EngineTransaction::commitTo(Out out) {
     return out.succeed({});
   }
   try {
-    if (approximateSize_ > options_.sizeLimit) {
-      throw Error(errors::kTransactionTooLarge, fmt::format("{} bytes exceed the limit of {}",
-                                                            approximateSize_, options_.sizeLimit));
+    if (specialKeysFailure) throw *specialKeysFailure;
+    if (int64_t size = commitSize(); size > options_.sizeLimit) {
+      throw Error(errors::kTransactionTooLarge,
+                  fmt::format("{} bytes exceed the limit of {}", size, options_.sizeLimit));
     }
     const bool hadReadVersion = readVersion_.has_value();
     CommitRequest request;

@@ -19,7 +19,9 @@
 #include "engine/conflicting_keys.h"
 #include "engine/database_settings.h"
 #include "engine/engine.h"
+#include "engine/known_ranges.h"
 #include "engine/pending_commit.h"
+#include "engine/special_keys.h"
 #include "engine/transaction_options.h"
 #include "engine/write_map.h"
 #include "fdb/backend.h"
@@ -194,6 +196,29 @@ class EngineTransaction final : public TransactionBackend {
   // `readVersion` of 0 takes one when the commit is sent.
   Future<void> deferCommit(int64_t readVersion, std::optional<Promise<Bytes>> versionstamp,
                            std::vector<PendingWatch> watches);
+  // The special key space [\xff\xff, \xff\xff\xff), answered without the database
+  // (special_keys.h; transaction_special_keys.cc). readSpecialTo runs `body` with what the
+  // special keys are read from, handing over its outcome as `out` says.
+  template <typename Out, typename Body>
+  auto readSpecialTo(Out out, Body body);
+  Future<std::optional<Bytes>> getSpecialKey(std::string_view key);
+  void getSpecialKey(std::string_view key, Completion<std::optional<Bytes>>& done);
+  Future<RangeResult> getSpecialRange(KeySelectorRef begin, KeySelectorRef end,
+                                      const RangeOptions& options);
+  void getSpecialRange(KeySelectorRef begin, KeySelectorRef end, const RangeOptions& options,
+                       Completion<RangeResult>& done);
+  // Writes there: deferred 2114 without SPECIAL_KEY_SPACE_ENABLE_WRITES, else given to their
+  // module (which may defer an error of its own).
+  SpecialKeyWrites* specialKeyWrites();
+  void setSpecialKey(std::string_view key, std::string_view value);
+  void clearSpecialKey(std::string_view key);
+  void clearSpecialRange(std::string_view begin, std::string_view end);
+  // The error the written special-key modules fail the commit with, if any.
+  std::optional<Error> specialKeysCommitError();
+  // The size FoundationDB checks against the size limit at commit: the writes as its
+  // read-your-writes map merges them and the conflict ranges coalesced (commit_size.h), or,
+  // where that cannot exceed the limit, the running estimate.
+  int64_t commitSize() const;
   // Clears everything an attempt accumulated (reset() and a retry share this); pending
   // watches and the versionstamp future fail with transaction_cancelled (1025), saying `why`.
   void clearAttempt(std::string_view why);
@@ -230,25 +255,27 @@ class EngineTransaction final : public TransactionBackend {
   // effective byte limit (-1: none).
   int64_t validateRange(KeySelectorRef begin, KeySelectorRef end,
                         const RangeOptions& options) const;
-  // The same for the options alone (limits, streaming mode).
-  static int64_t validateRangeOptions(const RangeOptions& options);
-
-  // The special key space [\xff\xff, \xff\xff\xff), answered by the client itself
-  // (transaction_special_keys.cc; docs/semantics.md, "Key space"): a key's value, and a
-  // range read whose selectors' keys lie in it.
-  static bool isSpecialKey(std::string_view key) {
-    return key.starts_with("\xff\xff") && key < std::string_view("\xff\xff\xff", 3);
-  }
-  std::optional<Bytes> specialKeyValue(std::string_view key) const;
-  RangeResult specialKeyRange(KeySelectorRef begin, KeySelectorRef end,
-                              const RangeOptions& options) const;
   // What the last commit that failed with not_committed reported (none before one did).
   const ConflictingKeys& conflictingKeys() const;
+
+  // Whether reads remember what they learn of the database in known_ (not when read-your-writes
+  // is off: such reads go to the database as they are).
+  bool remembersReads() const { return !options_.readYourWritesDisabled; }
+  // Records in known_ what a read of [begin, end) in the database alone learnt: all of it, or
+  // up to its last row when it stopped at a limit (`lastRow`, in read order).
+  void rememberRead(std::string_view begin, std::string_view end, bool reverse,
+                    const std::string_view* lastRow);
+  // The same for the reads that resolve a key selector (normalized: orEqual folded into `key`).
+  void rememberSelectorRead(const Engine::Reader& reader, const WriteMap& writes,
+                            std::string_view key, int offset);
 
   std::shared_ptr<Engine> engine_;
   std::shared_ptr<DatabaseSettings> settings_;
   TransactionOptions options_;
   WriteMap writes_;
+  // What reads learnt of the database: where a range read may stop early (docs/semantics.md,
+  // "Range reads").
+  KnownRanges known_;
   std::optional<int64_t> readVersion_;
   // Read conflict ranges flat in one buffer (a range read adds one each); inline room for
   // one write conflict range: a one-key transaction allocates nothing for it (and the
@@ -265,6 +292,8 @@ class EngineTransaction final : public TransactionBackend {
   const char* poisonReason_ = "";
   bool commitCalled_ = false;
   bool hasReadOrWritten_ = false;
+  // Survives onError, not reset() (here, by the flags, to keep the object within 1024 bytes).
+  int retries_ = 0;
   int64_t committedVersion_ = -1;
   // A commit that waits to be sent: dropped (1025, or the poison) when the transaction is
   // destroyed, reset, retried or poisoned first. Null otherwise.
@@ -274,6 +303,8 @@ class EngineTransaction final : public TransactionBackend {
   // Replaced by every commit that fails with not_committed, kept by onError's retries (as
   // FoundationDB's transaction state keeps them), dropped by reset(). Null while none.
   std::unique_ptr<ConflictingKeys> conflictingKeys_;
+  // Made by the first write to the special key space (rare: kept out of the object).
+  std::unique_ptr<SpecialKeyWrites> specialKeyWrites_;
 
   // Timing of simulated round trips (engine clock microseconds): when the operation under
   // way completes, and when the read version's round trip completes.
@@ -287,8 +318,7 @@ class EngineTransaction final : public TransactionBackend {
   int64_t readsDoneAt_ = 0;
   RoundTrips trips_;
 
-  // Survive onError, not reset(): retries, backoff, and the timeout's start.
-  int retries_ = 0;
+  // Survive onError, not reset(): the backoff, the timeout's start (and retries_).
   double backoffSeconds_;
   int64_t startMicros_;
 };

@@ -136,6 +136,9 @@ void applyTransactionOption(TransactionOptions& options, int code,
     case 712:  // report_conflicting_keys
       options.reportConflictingKeys = true;
       return;
+    case 713:  // special_key_space_relaxed
+      options.specialKeySpaceRelaxed = true;
+      return;
     case 714:  // special_key_space_enable_writes
       options.specialKeySpaceEnableWrites = true;
       return;

@@ -7,6 +7,8 @@
 
 #include "engine/engine_transaction.h"
 #include "engine/mapper.h"
+#include "engine/ryw_segments.h"
+#include "engine/touched_range_read.h"
 #include "engine/transaction_internal.h"
 
 namespace fdb::engine {
@@ -25,6 +27,17 @@ constexpr size_t kMappedBatchSize = 10;
 // Bytes a mapped entry counts besides its keys and values (docs/semantics.md, "Mapped range
 // reads").
 constexpr int64_t kMappedEntryOverhead = 24;
+
+// Whether a read of [begin, end] (`end` included: where the read stops matters too) meets
+// anything the transaction knows: a range read before or a write. Reads that meet nothing read
+// the database in one go, as they always did (docs/semantics.md, "Range reads").
+bool touchesKnown(const KnownRanges& known, const WriteMap& writes, std::string_view begin,
+                  std::string_view end) {
+  if (known.touches(begin, end)) return true;
+  if (writes.invisible()) return false;
+  return writes.touchesWrites(begin, end) ||
+         writes.lookup(end).kind != WriteMap::KeyState::Kind::kUnwritten;
+}
 
 // The keys of a result's first and last rows, in read order (nullptr when it has none).
 template <typename Rows>
@@ -207,12 +220,6 @@ void EngineTransaction::resolveRange(const Engine::Reader& reader, const WriteMa
 
 template <typename Out>
 auto EngineTransaction::getTo(std::string_view key, bool snapshot, Out out) {
-  // The special key space answers before any check but a deferred error, so also after a
-  // commit, a cancel or a timeout (docs/semantics.md, "Key space").
-  if (isSpecialKey(key)) [[unlikely]] {
-    if (deferredError_) return out.fail(*deferredError_);
-    return out.succeed(specialKeyValue(key));
-  }
   if (std::optional<Error> e = blockingError(false)) return out.fail(*e);
   hasReadOrWritten_ = true;
   beginOperation();
@@ -240,16 +247,24 @@ auto EngineTransaction::getTo(std::string_view key, bool snapshot, Out out) {
     std::optional<Bytes> value = state.kind == WriteMap::KeyState::Kind::kUnreadable
                                      ? readAt(RoundTripKind::kRead).get(key)
                                      : valueOf(readAt(RoundTripKind::kRead), writes, key);
+    // The database's value of the key is known from now on (FoundationDB's snapshot cache).
+    if (state.kind != WriteMap::KeyState::Kind::kUnreadable && remembersReads()) {
+      known_.insertKey(key);
+    }
     if (!snapshot) addReadConflictKey(key);
     return value;
   });
 }
 
 Future<std::optional<Bytes>> EngineTransaction::get(std::string_view key, bool snapshot) {
+  if (isSpecialKey(key)) [[unlikely]]
+    return getSpecialKey(key);
   return getTo(key, snapshot, AsFuture<std::optional<Bytes>>{this});
 }
 void EngineTransaction::get(std::string_view key, bool snapshot,
                             Completion<std::optional<Bytes>>& done) {
+  if (isSpecialKey(key)) [[unlikely]]
+    return getSpecialKey(key, done);
   getTo(key, snapshot, ToCompletion<std::optional<Bytes>>{this, done});
 }
 
@@ -270,6 +285,8 @@ Future<Bytes> EngineTransaction::getKey(KeySelectorRef selector, bool snapshot) 
       bool ranOffStart = false, ranOffEnd = false;
       result =
           resolve(reader, visibleWrites(snapshot), key, selector.offset, &ranOffStart, &ranOffEnd);
+      if (remembersReads())
+        rememberSelectorRead(reader, visibleWrites(snapshot), key, selector.offset);
     }
     if (!snapshot) {
       if (selector.offset <= 0) {
@@ -286,14 +303,6 @@ Future<Bytes> EngineTransaction::getKey(KeySelectorRef selector, bool snapshot) 
 
 int64_t EngineTransaction::validateRange(KeySelectorRef begin, KeySelectorRef end,
                                          const RangeOptions& options) const {
-  int64_t byteLimit = validateRangeOptions(options);
-  if (begin.key > maxReadKey() || end.key > maxReadKey()) {
-    throw Error(errors::kKeyOutsideLegalRange, "range endpoint beyond the readable key space");
-  }
-  return byteLimit;
-}
-
-int64_t EngineTransaction::validateRangeOptions(const RangeOptions& options) {
   int mode = static_cast<int>(options.mode);
   if (mode < -2 || mode > 4) {
     throw Error(errors::kClientInvalidOperation, fmt::format("unknown streaming mode {}", mode));
@@ -306,6 +315,9 @@ int64_t EngineTransaction::validateRangeOptions(const RangeOptions& options) {
   }
   if (options.mode == StreamingMode::kExact && options.limit == 0 && options.targetBytes == 0) {
     throw Error(errors::kExactModeWithoutLimits, "EXACT streaming mode needs a row or byte limit");
+  }
+  if (begin.key > maxReadKey() || end.key > maxReadKey()) {
+    throw Error(errors::kKeyOutsideLegalRange, "range endpoint beyond the readable key space");
   }
   int64_t byteLimit = modeByteLimit(options.mode, options.iteration);
   if (options.targetBytes > 0) {
@@ -349,19 +361,52 @@ void EngineTransaction::addRangeReadConflict(KeySelectorRef begin, KeySelectorRe
   if (conflictBegin < conflictEnd) addReadConflict(conflictBegin, conflictEnd);
 }
 
+void EngineTransaction::rememberRead(std::string_view begin, std::string_view end, bool reverse,
+                                     const std::string_view* lastRow) {
+  if (lastRow == nullptr) {
+    known_.insert(begin, end);
+  } else if (!reverse) {
+    known_.insert(begin, keyAfter(*lastRow));
+  } else {
+    known_.insert(*lastRow, end);
+  }
+}
+
+void EngineTransaction::rememberSelectorRead(const Engine::Reader& reader, const WriteMap& writes,
+                                             std::string_view key, int offset) {
+  // FoundationDB resolves "first key >= key" as a forward range read of one row from `key`, and
+  // "last key < key" as a reverse one below it; what those reads learn is remembered. (Other
+  // offsets step over several keys: their reads are not modelled.)
+  if (offset != 0 && offset != 1) return;
+  const bool reverse = offset == 0;
+  const std::string_view readBegin = reverse ? std::string_view() : key;
+  const std::string_view readEnd = reverse ? key : std::string_view(maxReadKey());
+  if (readBegin >= readEnd) return;
+  std::optional<KeyValue> row;
+  RangeTally tally;
+  auto takeRange = [&](std::string_view from, std::string_view to) {
+    if (tally.limited || from >= to) return;
+    row =
+        reverse ? previousVisible(reader, writes, to, from) : nextVisible(reader, writes, from, to);
+    if (row) {
+      tally.rows = 1;
+      tally.limited = true;
+    }
+  };
+  if (touchesKnown(known_, writes, readBegin, readEnd)) {
+    RywSegments segments(reader, writes, known_, maxReadKey());
+    readTouchedRange(segments, known_, reader, readBegin, readEnd, reverse, RangeLimits{1, -1},
+                     tally, takeRange);
+  } else {
+    takeRange(readBegin, readEnd);
+    std::string_view lastRow = row ? std::string_view(row->key) : std::string_view();
+    rememberRead(readBegin, readEnd, reverse, row ? &lastRow : nullptr);
+  }
+}
+
 template <typename Out>
 auto EngineTransaction::getRangeTo(KeySelectorRef begin, KeySelectorRef end,
                                    const RangeOptions& options, bool snapshot, Out out) {
-  // As for getTo: a range read whose selectors start in the special key space and end in it.
-  if (isSpecialKey(begin.key) && end.key >= kSystemKeysEnd && end.key <= kSpecialKeysEnd)
-      [[unlikely]] {
-    if (deferredError_) return out.fail(*deferredError_);
-    try {
-      return out.succeed(specialKeyRange(begin, end, options));
-    } catch (const Error& e) {
-      return out.fail(e);
-    }
-  }
   if (std::optional<Error> e = blockingError(false)) return out.fail(*e);
   hasReadOrWritten_ = true;
   beginOperation();
@@ -375,48 +420,71 @@ auto EngineTransaction::getRangeTo(KeySelectorRef begin, KeySelectorRef end,
     const std::string_view endKey = request.endKey;
 
     const WriteMap& writes = visibleWrites(snapshot);
-    bool limited = false;
+    const bool reverse = options.reverse;
     ResolvedRange range;
     {
       Engine::Reader reader = readAt(RoundTripKind::kRangeRead);
       resolveRange(reader, writes, beginKey, begin.offset, endKey, end.offset, &range);
       const std::string_view resolvedBegin = range.begin;
       const std::string_view resolvedEnd = range.end;
-      int64_t bytes = 0;
+      RangeTally tally;
       RangeRowsBuilder& rows = threadRangeRowsBuilder();
       auto take = [&](std::string_view key, std::string_view value) {
-        bytes += static_cast<int64_t>(key.size() + value.size() + 8);
+        tally.bytes += static_cast<int64_t>(key.size() + value.size() + 8);
         rows.append(key, value);
-        if (rows.size() >= rowLimit || (byteLimit >= 0 && bytes >= byteLimit)) limited = true;
-      };
-      if (writes.invisible()) {
-        // Nothing of this transaction's own shows: one pass over the store.
-        std::string_view endBound = std::min(resolvedEnd, std::string_view(maxReadKey()));
-        reader.scan(resolvedBegin, endBound, options.reverse,
-                    [&](std::string_view key, std::string_view value) {
-                      take(key, value);
-                      return !limited;
-                    });
-      } else if (!options.reverse) {
-        Bytes position(resolvedBegin);
-        while (!limited && resolvedBegin < resolvedEnd) {
-          std::optional<KeyValue> row = nextVisible(reader, writes, position, resolvedEnd);
-          if (!row) break;
-          take(row->key, row->value);
-          position = keyAfter(row->key);
+        if (++tally.rows >= rowLimit || (byteLimit >= 0 && tally.bytes >= byteLimit)) {
+          tally.limited = true;
         }
-      } else {
-        Bytes position(resolvedEnd);
-        while (!limited && resolvedBegin < resolvedEnd) {
-          std::optional<KeyValue> row = previousVisible(reader, writes, position, resolvedBegin);
-          if (!row) break;
-          take(row->key, row->value);
-          position = std::move(row->key);
+      };
+      // The merged view's rows of [from, to) in read order, until a limit is reached.
+      auto takeRange = [&](std::string_view from, std::string_view to) {
+        if (writes.invisible()) {
+          // Nothing of this transaction's own shows: one pass over the store.
+          reader.scan(from, std::min(to, std::string_view(maxReadKey())), reverse,
+                      [&](std::string_view key, std::string_view value) {
+                        take(key, value);
+                        return !tally.limited;
+                      });
+        } else if (!reverse) {
+          Bytes position(from);
+          while (!tally.limited && position < to) {
+            std::optional<KeyValue> row = nextVisible(reader, writes, position, to);
+            if (!row) break;
+            take(row->key, row->value);
+            position = keyAfter(row->key);
+          }
+        } else {
+          Bytes position(to);
+          while (!tally.limited && from < position) {
+            std::optional<KeyValue> row = previousVisible(reader, writes, position, from);
+            if (!row) break;
+            take(row->key, row->value);
+            position = std::move(row->key);
+          }
+        }
+      };
+      bool touched = false;
+      bool more = false;
+      if (resolvedBegin < resolvedEnd) {
+        touched = remembersReads() && touchesKnown(known_, writes, resolvedBegin, resolvedEnd);
+        if (touched) {
+          // Pieces of the range are known: read as FoundationDB's read-your-writes layer does,
+          // which may stop early (docs/semantics.md, "Range reads").
+          RywSegments segments(reader, writes, known_, maxReadKey());
+          more = readTouchedRange(segments, known_, reader, resolvedBegin, resolvedEnd, reverse,
+                                  RangeLimits{rowLimit, byteLimit}, tally, takeRange);
+        } else {
+          takeRange(resolvedBegin, resolvedEnd);
+          more = tally.limited;
         }
       }
       result.rows = rows.build();
+      result.more = more && !result.rows.empty();
+      if (resolvedBegin < resolvedEnd && !touched && remembersReads()) {
+        rememberRead(resolvedBegin, resolvedEnd, reverse,
+                     result.more ? lastRowKey(result.rows) : nullptr);
+      }
     }
-    result.more = limited && !result.rows.empty();
     if (!snapshot) {
       addRangeReadConflict(begin, end, beginKey, endKey, firstRowKey(result.rows),
                            lastRowKey(result.rows), result.more, options.reverse, range);
@@ -425,13 +493,23 @@ auto EngineTransaction::getRangeTo(KeySelectorRef begin, KeySelectorRef end,
   });
 }
 
+// A range read is the special key space's when its begin key is in it and its end key at most
+// its end (ReadYourWritesTransaction::getRange).
+static bool isSpecialRange(KeySelectorRef begin, KeySelectorRef end) {
+  return isSpecialKey(begin.key) && end.key >= kSystemKeysEnd && end.key <= kSpecialKeysEnd;
+}
+
 Future<RangeResult> EngineTransaction::getRange(KeySelectorRef begin, KeySelectorRef end,
                                                 const RangeOptions& options, bool snapshot) {
+  if (isSpecialRange(begin, end)) [[unlikely]]
+    return getSpecialRange(begin, end, options);
   return getRangeTo(begin, end, options, snapshot, AsFuture<RangeResult>{this});
 }
 void EngineTransaction::getRange(KeySelectorRef begin, KeySelectorRef end,
                                  const RangeOptions& options, bool snapshot,
                                  Completion<RangeResult>& done) {
+  if (isSpecialRange(begin, end)) [[unlikely]]
+    return getSpecialRange(begin, end, options, done);
   getRangeTo(begin, end, options, snapshot, ToCompletion<RangeResult>{this, done});
 }
 

@@ -16,6 +16,20 @@ std::optional<Bytes> owned(const std::optional<std::string_view>& value) {
   return Bytes(*value);
 }
 
+Bytes after(std::string_view key) {
+  Bytes next;
+  next.reserve(key.size() + 1);
+  next.append(key).push_back('\0');
+  return next;
+}
+
+void raise(Bytes& bound, std::string_view candidate) {
+  if (bound < candidate) bound.assign(candidate);
+}
+void lower(Bytes& bound, std::string_view candidate) {
+  if (candidate < bound) bound.assign(candidate);
+}
+
 }  // namespace
 
 WriteMap::WriteMap()
@@ -25,6 +39,7 @@ void WriteMap::reset() {
   points_.clear();
   cleared_.clear();
   unreadableRanges_.clear();
+  madeUnreadable_ = false;
   mutations_.clear();
   mutations_.shrink_to_fit();
   arena_.release();
@@ -94,6 +109,7 @@ void WriteMap::setVersionstampedValue(std::string_view key, std::string_view ope
   std::string_view storedKey = keep(key);
   mutations_.push_back(Mutation{Mutation::Kind::kAtomic, storedKey, keep(operand),
                                 MutationType::kSetVersionstampedValue});
+  madeUnreadable_ = true;
   Point point;
   point.unreadable = true;
   points_.insert_or_assign(storedKey, std::move(point));
@@ -105,6 +121,7 @@ void WriteMap::setVersionstampedKey(std::string_view operand, std::string_view v
   mutations_.push_back(Mutation{Mutation::Kind::kAtomic, keep(operand), keep(value),
                                 MutationType::kSetVersionstampedKey});
   if (unreadableBegin < unreadableEnd) {
+    madeUnreadable_ = true;
     unreadableRanges_.emplace_back(keep(unreadableBegin), keep(unreadableEnd));
   }
 }
@@ -130,6 +147,139 @@ bool WriteMap::touchesUnreadable(std::string_view begin, std::string_view end) c
     if (it->second.unreadable) return true;
   }
   return false;
+}
+
+std::optional<Bytes> WriteMap::firstUnreadable(std::string_view begin, std::string_view end) const {
+  if (!madeUnreadable_ || begin >= end) return std::nullopt;
+  std::optional<Bytes> first;
+  auto consider = [&](std::string_view key) {
+    if (!first || key < *first) first = Bytes(key);
+  };
+  for (const auto& [rangeBegin, rangeEnd] : unreadableRanges_) {
+    if (rangeBegin < end && begin < rangeEnd) consider(std::max(begin, rangeBegin));
+  }
+  for (auto it = points_.lower_bound(begin); it != points_.end() && it->first < end; ++it) {
+    if (it->second.unreadable) {
+      consider(it->first);
+      break;
+    }
+  }
+  return first;
+}
+
+std::optional<Bytes> WriteMap::lastUnreadableEnd(std::string_view begin,
+                                                 std::string_view end) const {
+  if (!madeUnreadable_ || begin >= end) return std::nullopt;
+  std::optional<Bytes> last;
+  auto consider = [&](Bytes key) {
+    if (!last || *last < key) last = std::move(key);
+  };
+  for (const auto& [rangeBegin, rangeEnd] : unreadableRanges_) {
+    if (rangeBegin < end && begin < rangeEnd) consider(Bytes(std::min(end, rangeEnd)));
+  }
+  for (auto it = points_.lower_bound(end); it != points_.begin();) {
+    --it;
+    if (it->first < begin) break;
+    if (it->second.unreadable) {
+      consider(after(it->first));
+      break;
+    }
+  }
+  return last;
+}
+
+namespace {
+
+WriteMap::Piece::Kind pointKind(bool unreadable, bool known) {
+  if (unreadable) return WriteMap::Piece::Kind::kUnreadable;
+  return known ? WriteMap::Piece::Kind::kIndependent : WriteMap::Piece::Kind::kDependent;
+}
+
+}  // namespace
+
+WriteMap::Piece WriteMap::pieceAt(std::string_view key) const {
+  if (auto point = points_.find(key); point != points_.end()) {
+    return Piece{pointKind(point->second.unreadable, point->second.known), Bytes(key), after(key)};
+  }
+  Bytes begin;
+  Bytes end(kKeySpaceEnd);
+  bool cleared = false;
+  bool unreadable = false;
+  auto nextPoint = points_.upper_bound(key);
+  if (nextPoint != points_.end()) lower(end, nextPoint->first);
+  if (nextPoint != points_.begin()) raise(begin, after(std::prev(nextPoint)->first));
+  auto nextCleared = cleared_.upper_bound(key);
+  if (nextCleared != cleared_.end()) lower(end, nextCleared->first);
+  if (nextCleared != cleared_.begin()) {
+    auto range = std::prev(nextCleared);
+    if (key < range->second) {
+      cleared = true;
+      raise(begin, range->first);
+      lower(end, range->second);
+    } else {
+      raise(begin, range->second);
+    }
+  }
+  for (const auto& [rangeBegin, rangeEnd] : unreadableRanges_) {
+    if (rangeBegin <= key && key < rangeEnd) {
+      unreadable = true;
+      raise(begin, rangeBegin);
+      lower(end, rangeEnd);
+    } else if (rangeEnd <= key) {
+      raise(begin, rangeEnd);
+    } else {
+      lower(end, rangeBegin);
+    }
+  }
+  Piece::Kind kind = unreadable ? Piece::Kind::kUnreadable
+                     : cleared  ? Piece::Kind::kCleared
+                                : Piece::Kind::kUnmodified;
+  return Piece{kind, std::move(begin), std::move(end)};
+}
+
+WriteMap::Piece WriteMap::pieceBefore(std::string_view key) const {
+  if (key.empty()) return pieceAt(key);
+  if (key.back() == '\0') {
+    std::string_view written = key.substr(0, key.size() - 1);
+    if (auto point = points_.find(written); point != points_.end()) {
+      return Piece{pointKind(point->second.unreadable, point->second.known), Bytes(written),
+                   Bytes(key)};
+    }
+  }
+  Bytes begin;
+  Bytes end(kKeySpaceEnd);
+  bool cleared = false;
+  bool unreadable = false;
+  auto nextPoint = points_.lower_bound(key);
+  if (nextPoint != points_.end()) lower(end, nextPoint->first);
+  if (nextPoint != points_.begin()) raise(begin, after(std::prev(nextPoint)->first));
+  auto nextCleared = cleared_.lower_bound(key);
+  if (nextCleared != cleared_.end()) lower(end, nextCleared->first);
+  if (nextCleared != cleared_.begin()) {
+    auto range = std::prev(nextCleared);
+    if (key <= range->second) {
+      cleared = true;
+      raise(begin, range->first);
+      lower(end, range->second);
+    } else {
+      raise(begin, range->second);
+    }
+  }
+  for (const auto& [rangeBegin, rangeEnd] : unreadableRanges_) {
+    if (rangeBegin < key && key <= rangeEnd) {
+      unreadable = true;
+      raise(begin, rangeBegin);
+      lower(end, rangeEnd);
+    } else if (rangeEnd < key) {
+      raise(begin, rangeEnd);
+    } else {
+      lower(end, rangeBegin);
+    }
+  }
+  Piece::Kind kind = unreadable ? Piece::Kind::kUnreadable
+                     : cleared  ? Piece::Kind::kCleared
+                                : Piece::Kind::kUnmodified;
+  return Piece{kind, std::move(begin), std::move(end)};
 }
 
 WriteMap::KeyState WriteMap::lookup(std::string_view key) const {

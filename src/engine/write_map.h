@@ -77,6 +77,35 @@ class WriteMap {
   bool touchesWrites(std::string_view begin, std::string_view end) const;
   // Whether a read of [begin, end) would touch a key this transaction made unreadable.
   bool touchesUnreadable(std::string_view begin, std::string_view end) const;
+  // Whether any key was ever made unreadable (until reset()).
+  bool mayHaveUnreadable() const { return madeUnreadable_; }
+  // The first key of [begin, end) / the end of the last stretch of [begin, end) that this
+  // transaction made unreadable, if any.
+  std::optional<Bytes> firstUnreadable(std::string_view begin, std::string_view end) const;
+  std::optional<Bytes> lastUnreadableEnd(std::string_view begin, std::string_view end) const;
+
+  // The writes as FoundationDB's write map cuts the key space into pieces (what a range read
+  // walks over, docs/semantics.md "Range reads"): each written key [k, k\0) is a piece of its
+  // own, cleared ranges and ranges made unreadable are pieces, and what lies between them is
+  // unmodified. (FoundationDB may cut one stretch into more pieces where ranges were cleared
+  // or conflict ranges added one after another; only a walk's piece count can tell.)
+  struct Piece {
+    enum class Kind {
+      kUnmodified,   // the database decides
+      kCleared,      // no key
+      kIndependent,  // a written key whose value is known (maybe absent)
+      kDependent,    // a written key whose value needs the database's
+      kUnreadable,   // depends on the commit's versionstamp
+    };
+    Kind kind;
+    Bytes begin;
+    Bytes end;  // kKeySpaceEnd past the last boundary
+  };
+  // Beyond every key a transaction can read.
+  static constexpr std::string_view kKeySpaceEnd = "\xff\xff\xff";
+  // The piece holding `key`; the piece just below `key` (begin < key <= end).
+  Piece pieceAt(std::string_view key) const;
+  Piece pieceBefore(std::string_view key) const;
 
   // Written keys (set or atomic) in [from, bound), ascending / (bound, before) descending.
   template <typename Visit>  // Visit(std::string_view key) -> bool (true: stop)
@@ -125,6 +154,7 @@ class WriteMap {
   std::pmr::map<std::string_view, std::string_view, std::less<>> cleared_;  // disjoint
   std::vector<std::pair<std::string_view, std::string_view>> unreadableRanges_;
   std::pmr::vector<Mutation> mutations_;
+  bool madeUnreadable_ = false;
 };
 
 }  // namespace fdb::engine

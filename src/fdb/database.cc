@@ -11,6 +11,10 @@ Database Database::open(std::string_view address, const EngineOptions& options) 
   return Database(BackendRegistry::instance().open(address, options));
 }
 
+std::vector<std::string> Database::addressSchemes() {
+  return BackendRegistry::instance().schemes();
+}
+
 Database::Database(std::shared_ptr<DatabaseBackend> backend) : backend_(std::move(backend)) {}
 
 Transaction Database::createTransaction() { return Transaction(backend_->createTransaction()); }

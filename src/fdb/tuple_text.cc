@@ -492,11 +492,28 @@ class Parser {
     failAt(start, fmt::format("{} needs {} hex digits, found {}", what, wanted, digits.size()));
   }
 
+  // uuid(01234567-89ab-cdef-0123-456789abcdef), the digits bare or quoted as a string (the
+  // form UUIDs are usually written in: uuid("01234567-89ab-...")).
   Uuid parseUuid() {
     expect('(', "'(' after uuid");
     skipWhitespace();
     size_t start = pos_;
-    std::string digits = scanHexDigits(32, /*allowDashes=*/true, "uuid()");
+    std::string digits;
+    if (!atEnd() && (text_[pos_] == '"' || text_[pos_] == '\'')) {
+      const std::string quoted = parseQuoted(/*bytes=*/false);
+      for (char c : quoted) {
+        if (c == '-') continue;
+        if (hexDigitValue(c) < 0) {
+          failAt(start, fmt::format("not a UUID: '{}' is not a hex digit", c));
+        }
+        digits.push_back(c);
+      }
+      if (digits.size() != 32) {
+        failAt(start, fmt::format("uuid() needs 32 hex digits, found {}", digits.size()));
+      }
+    } else {
+      digits = scanHexDigits(32, /*allowDashes=*/true, "uuid()");
+    }
     expect(')', "')' to close uuid(");
     try {
       return Uuid::parse(digits);

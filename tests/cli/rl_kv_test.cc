@@ -72,7 +72,10 @@ TEST_F(RlKv, SetThenGetInAnotherProcess) {
   EXPECT_EQ(r.out, "`hello' is `world'\n");
 }
 
-TEST_F(RlKv, NotFound) { EXPECT_EQ(ok({"get", "nothing"}), "`nothing': not found\n"); }
+TEST_F(RlKv, NotFound) {
+  ok({"set", "something", "1"});
+  EXPECT_EQ(ok({"get", "nothing"}), "`nothing': not found\n");
+}
 
 TEST_F(RlKv, Clear) {
   ok({"set", "a", "1"});

@@ -196,9 +196,10 @@ TEST_F(RlStore, BadMetadataOptions) {
               "unknown record type Nope");
   expectError({"store", "create"}, {"--proto", proto, "--version", "0"},
               "--version 0: the metadata's version is at least 1 (one per index)");
-  expectError({"store", "info"}, {},
-              "no record store at (\"shop\", \"orders\") (no metadata at (\"rl-metadata\", "
-              "\"shop\", \"orders\")): rl store create makes one");
+  // None of them created anything, not even the database.
+  expectError(
+      {"store", "info"}, {},
+      "no database at " + db_ + " (no such directory); a command that only reads creates none");
 }
 
 TEST_F(RlStore, OpenCreatesThenEvolvesTheMetadata) {
@@ -321,6 +322,29 @@ TEST_F(RlStore, IndexBuildOfAUniqueIndexTheRecordsViolate) {
               "unique index Order$customer: 300 records share a value with another record "
               "(recorded as uniqueness violations); the index is built but stays WRITE_ONLY");
   EXPECT_NE(ok({"store", "info"}).find("  yes     WRITE_ONLY\n"), std::string::npos);
+}
+
+TEST_F(RlStore, CreateFromAnAbsoluteProtoPathWithImportDirs) {
+  // The schema imports a file found only through -I; the .proto itself is named by its
+  // absolute path, which an import directory must not be prefixed to.
+  std::filesystem::create_directories(dir_ / "imports");
+  std::filesystem::create_directories(dir_ / "schemas");
+  write("imports/shared.proto",
+        "syntax = \"proto2\";\npackage shop;\nmessage Note {\n"
+        "  optional string text = 1;\n}\n");
+  std::string proto = kOrdersProto;
+  proto.replace(proto.find("import "), 0, "import \"shared.proto\";\n");
+  proto.replace(proto.find("  repeated string tags"), 0, "  optional Note note = 6;\n");
+  const std::string path = write("schemas/orders.proto", proto);
+  ASSERT_TRUE(std::filesystem::path(path).is_absolute());
+  EXPECT_EQ(ok({"store", "create"}, {"--proto", path, "-I", (dir_ / "imports").string()}),
+            "Created the record store (\"shop\", \"orders\") in " + db_ +
+                ": format version 7, metadata version 1, record types Order, 1 index.\n");
+  // The same with the .proto's own directory also given as an import directory.
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", path, "-I", (dir_ / "schemas").string(), "-I",
+                                   (dir_ / "imports").string()}),
+            "The record store (\"shop\", \"orders\") in " + db_ +
+                " has this schema: metadata version 1.\n");
 }
 
 TEST_F(RlStore, CreateTwiceFails) {
@@ -669,10 +693,10 @@ TEST_F(RlStore, MissingOrMalformedProto) {
   write("bad.proto", "syntax = \"proto2\";\nmessage A { optional int64 id = 1 }\n");
   expectError({"store", "create"}, {"--proto", file("bad.proto")},
               "cannot load schema bad.proto: bad.proto:2:35: Expected \";\".");
-  // Neither created anything.
-  expectError({"store", "info"}, {},
-              "no record store at (\"shop\", \"orders\") (no metadata at (\"rl-metadata\", "
-              "\"shop\", \"orders\")): rl store create makes one");
+  // Neither created anything, not even the database.
+  expectError(
+      {"store", "info"}, {},
+      "no database at " + db_ + " (no such directory); a command that only reads creates none");
 }
 
 TEST_F(RlStore, MalformedJsonLineKeepsTheLinesBefore) {
@@ -770,6 +794,7 @@ TEST_F(RlStore, OversizedRecordInAnUnsplitStore) {
 }
 
 TEST_F(RlStore, NoStoreAtThePath) {
+  create();  // the database exists; the store at ("elsewhere",) does not
   expectError({"scan"}, {},
               "no record store at (\"elsewhere\",) (no metadata at (\"rl-metadata\", "
               "\"elsewhere\")): rl store create makes one",

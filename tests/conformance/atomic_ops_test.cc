@@ -362,19 +362,6 @@ TEST_P(AtomicOpsTest, VersionstampOffsetOutsideTheTemplateFails) {
   }
 }
 
-TEST_P(AtomicOpsTest, VersionstampedKeyAddsNoWriteConflict) {
-  Transaction reader = db().createTransaction();
-  EXPECT_TRUE(reader.getRange(KeyRange{"vs/", "vs0"}).get().rows.empty());
-  {
-    Transaction tr = db().createTransaction();
-    tr.atomicOp("vs/" + Bytes(10, '\0') + littleEndian32(3), "v",
-                MutationType::kSetVersionstampedKey);
-    tr.commit().get();
-  }
-  reader.set("x", "1");
-  EXPECT_NO_THROW(reader.commit().get());
-}
-
 RL_CONFORMANCE_INSTANTIATE(AtomicOpsTest);
 
 }  // namespace

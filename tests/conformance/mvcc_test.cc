@@ -65,6 +65,29 @@ TEST_P(MvccTest, ReadVersionCoversEveryAcknowledgedCommit) {
   }
 }
 
+// A read version is the newest committed version (docs/semantics.md, "Versions"): it moves when
+// a commit batch goes through, not with time alone. An idle database still commits an empty
+// batch every 2 s, so two read versions taken back to back are equal unless one of those fell
+// between them.
+TEST_P(MvccTest, ReadVersionsDoNotAdvanceWithoutACommit) {
+  commitAt("k", "v");
+  int equalPairs = 0;
+  for (int i = 0; i < 20; ++i) {
+    int64_t first = currentReadVersion();
+    int64_t second = currentReadVersion();
+    EXPECT_GE(second, first);
+    if (second == first) ++equalPairs;
+  }
+  EXPECT_GE(equalPairs, 18) << "read versions advanced without commits";
+}
+
+TEST_P(MvccTest, ReadVersionAfterACommitIsItsVersion) {
+  int64_t before = currentReadVersion();
+  int64_t committed = commitAt("k", "v");
+  EXPECT_GT(committed, before);
+  EXPECT_EQ(currentReadVersion(), committed);
+}
+
 TEST_P(MvccTest, ReadVersionIsFixedForTheTransaction) {
   Transaction tr = db().createTransaction();
   int64_t version = tr.getReadVersion().get();

@@ -120,7 +120,11 @@ TEST_P(ReadYourWritesTest, RangeReadSeesMergedViewForward) {
   tr.atomicOp("i", "9", MutationType::kCompareAndClear);  // matching: removed
   std::vector<KeyValue> expected{{"a", "1"},           {"b", "new-b"},    {"e", "new-e"},
                                  {"fa", "in-cleared"}, {"g", bytes({1})}, {"h", bytes({2})}};
-  EXPECT_EQ(tr.getRange(KeyRange{"", "\xff"}).get().rows, expected);
+  // One read stops early: the first read of the database ends at the cleared [f, h), and "h"
+  // needs the database's value (docs/semantics.md, "Range reads").
+  fdb::RangeResult first = tr.getRange(KeyRange{"", "\xff"}).get();
+  EXPECT_EQ(first.rows, std::vector<KeyValue>(expected.begin(), expected.end() - 1));
+  EXPECT_TRUE(first.more);
   EXPECT_EQ(tr.getRangeAll(KeyRange{"", "\xff"}), expected);
   tr.commit().get();
   EXPECT_EQ(readAll(), expected);

@@ -49,11 +49,11 @@ TEST_P(SelectorsTest, StandardFormsBetweenKeys) {
 // during the call, so a caller may name them from a buffer it reuses at once.
 TEST_P(SelectorsTest, SelectorKeysNeedOnlyLiveDuringTheCall) {
   Transaction tr = db().createTransaction();
-  std::string buffer = "b";
-  fdb::Future<Bytes> key = tr.getKey(fdb::KeySelectorRef(buffer, false, 1));
   std::string begin = "b", end = "f";
   fdb::Future<fdb::RangeResult> range = tr.getRange(fdb::KeySelectorRef::firstGreaterOrEqual(begin),
                                                     fdb::KeySelectorRef::firstGreaterOrEqual(end));
+  std::string buffer = "b";
+  fdb::Future<Bytes> key = tr.getKey(fdb::KeySelectorRef(buffer, false, 1));
   buffer.assign("zzzz");
   begin.assign("zzzz");
   end.assign("a");
@@ -140,24 +140,29 @@ TEST_P(SelectorsTest, GetKeyBeyondEndOfKeySpaceFails) {
 }
 
 TEST_P(SelectorsTest, RangeReadResolvesBothSelectors) {
+  // A new transaction for each read: what one read learns would let the next stop early
+  // (docs/semantics.md, "Range reads").
   Transaction tr = db().createTransaction();
   // [firstGreaterThan(a), firstGreaterOrEqual(g)) = [c, g).
   EXPECT_EQ(tr.getRange(KeySelector::firstGreaterThan("a"), KeySelector::firstGreaterOrEqual("g"))
                 .get()
                 .rows,
             (std::vector<KeyValue>{{"c", "3"}, {"e", "5"}}));
+  tr = db().createTransaction();
   // [lastLessOrEqual(b), firstGreaterThan(e)) = [a, g).
   EXPECT_EQ(
       keysOf(tr.getRange(KeySelector::lastLessOrEqual("b"), KeySelector::firstGreaterThan("e"))
                  .get()
                  .rows),
       (std::vector<Bytes>{"a", "c", "e"}));
+  tr = db().createTransaction();
   // Offsets on both ends: [a + 1, g + 1) = [c, \xff).
   EXPECT_EQ(keysOf(tr.getRange(KeySelector::firstGreaterOrEqual("a") + 1,
                                KeySelector::firstGreaterOrEqual("g") + 1)
                        .get()
                        .rows),
             (std::vector<Bytes>{"c", "e", "g"}));
+  tr = db().createTransaction();
   // Begin before the first key, end past the last: everything.
   EXPECT_EQ(keysOf(tr.getRange(KeySelector::lastLessThan("a"), KeySelector::firstGreaterThan("z"))
                        .get()

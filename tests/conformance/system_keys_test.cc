@@ -200,12 +200,14 @@ TEST_P(SystemKeysTest, SpecialKeySpaceIsNotPartOfTheSystemKeySpace) {
 // --- Special keys (docs/semantics.md, "Key space") -----------------------------------------------
 
 TEST_P(SystemKeysTest, SpecialKeyWritesNeedEnableWrites) {
-  // The bindingtester clears the tenant map this way before every run; it must commit.
+  // The binding tester clears the tenant map this way before every run: with the option it
+  // reaches the tenant module, which fails the commit where tenants are disabled
+  // (special_keys_test.cc has the special key space's writes).
   {
     Transaction tr = db().createTransaction();
     tr.setOption(TransactionOption::kSpecialKeySpaceEnableWrites);
     tr.clearRange("\xff\xff/management/tenant/map/", "\xff\xff/management/tenant/map0");
-    EXPECT_NO_THROW(tr.commit().get());
+    EXPECT_FDB_ERROR(2136, tr.commit().get());
   }
   {
     Transaction tr = db().createTransaction();
@@ -252,6 +254,39 @@ TEST_P(SystemKeysTest, MetadataVersionAcceptsNoOtherWrite) {
     Transaction tr = db().createTransaction();  // not even with system-key access
     tr.setOption(TransactionOption::kAccessSystemKeys);
     EXPECT_FDB_ERROR(2000, tr.set(kMetadataVersionKey, Bytes(10, '\0')); tr.commit().get());
+  }
+}
+
+TEST_P(SystemKeysTest, MetadataVersionCanBeClearedWithSystemKeyAccess) {
+  // Only a plain set is refused; a clear is an ordinary write of a system key.
+  auto bump = [&] {
+    Transaction tr = db().createTransaction();
+    tr.atomicOp(kMetadataVersionKey, Bytes(14, '\0'), MutationType::kSetVersionstampedValue);
+    tr.commit().get();
+  };
+  auto metadataVersion = [&] {
+    Transaction tr = db().createTransaction();
+    return tr.get(kMetadataVersionKey).get();
+  };
+  bump();
+  {
+    Transaction tr = db().createTransaction();
+    tr.setOption(TransactionOption::kAccessSystemKeys);
+    tr.clear(kMetadataVersionKey);
+    EXPECT_NO_THROW(tr.commit().get());
+  }
+  EXPECT_EQ(metadataVersion(), std::nullopt);
+  bump();
+  {
+    Transaction tr = db().createTransaction();
+    tr.setOption(TransactionOption::kAccessSystemKeys);
+    tr.clearRange(kMetadataVersionKey, keyAfter(kMetadataVersionKey));
+    EXPECT_NO_THROW(tr.commit().get());
+  }
+  EXPECT_EQ(metadataVersion(), std::nullopt);
+  {
+    Transaction tr = db().createTransaction();  // without system-key access: outside the range
+    EXPECT_FDB_ERROR(2004, tr.clear(kMetadataVersionKey); tr.commit().get());
   }
 }
 

@@ -85,6 +85,25 @@ TEST(Durable, OpensFromFileAndBareDirectoryAddresses) {
   EXPECT_EQ(again.run([](Transaction& tr) { return tr.get("second").get(); }), "handle");
 }
 
+TEST(Durable, WithoutCreateIfMissingOnlyAnExistingStoreOpens) {
+  TempDir dir("durable-no-create");
+  EngineOptions options;
+  options.durable.createIfMissing = false;
+  const std::string missing = dir.path() + "/missing";
+  EXPECT_EQ(errorCode([&] { Database::open("file:" + missing, options); }), errors::kFileNotFound);
+  EXPECT_FALSE(std::filesystem::exists(missing));
+  const std::string empty = dir.path() + "/empty";
+  std::filesystem::create_directories(empty);
+  EXPECT_EQ(errorCode([&] { Database::open(empty + "/", options); }), errors::kFileNotFound);
+  EXPECT_TRUE(std::filesystem::is_empty(empty));
+  const std::string made = dir.path() + "/made";
+  {
+    Database::open("file:" + made).run([](Transaction& tr) { tr.set("k", "v"); });
+  }
+  Database existing = Database::open("file:" + made, options);
+  EXPECT_EQ(existing.run([](Transaction& tr) { return tr.get("k").get(); }), "v");
+}
+
 TEST(Durable, ReopenRestoresAcknowledgedCommits) {
   TempDir dir("durable-reopen");
   {

@@ -162,25 +162,42 @@ class EngineWithManualClock : public ::testing::Test {
   }
 };
 
-TEST_F(EngineWithManualClock, VersionsAdvanceWithTimeAndPerCommit) {
+TEST_F(EngineWithManualClock, ReadVersionsMovePerCommitAndPerEmptyBatch) {
   int64_t v1 = engine.getReadVersion();
   int64_t c1 = commitSet("a", "1", v1);
+  EXPECT_EQ(engine.getReadVersion(), c1);  // the newest commit
   int64_t c2 = commitSet("a", "2", engine.getReadVersion());
   EXPECT_GT(c1, v1);
   EXPECT_GT(c2, c1);
-  clock->advanceMicros(2'000'000);
-  EXPECT_GE(engine.getReadVersion(), v1 + 2'000'000 - 1);  // time moved versions on
-  EXPECT_EQ(engine.read(c1).get("a"), "1");
-  EXPECT_EQ(engine.read(c2).get("a"), "2");
+  // Time alone does not move the read version until an idle cluster's empty batch, at most
+  // 2 s (MAX_COMMIT_BATCH_INTERVAL) after the last commit; commit versions follow the clock.
+  clock->advanceMicros(1'999'000);
+  EXPECT_EQ(engine.getReadVersion(), c2);
+  EXPECT_EQ(engine.getReadVersion(), c2);
+  clock->advanceMicros(2'000);
+  EXPECT_EQ(engine.getReadVersion(), c2 + 2'000'000);
+  clock->advanceMicros(4'000'000);
+  EXPECT_EQ(engine.getReadVersion(), c2 + 6'000'000);
+  int64_t c3 = commitSet("a", "3", engine.getReadVersion());
+  EXPECT_GT(c3, c2 + 6'000'000);
+  EXPECT_EQ(engine.getReadVersion(), c3);
+  EXPECT_EQ(engine.read(c3).get("a"), "3");
 }
 
 TEST_F(EngineWithManualClock, ReadsOlderThanTheWindowAreTooOld) {
+  // The window trails the newest commit batch: an idle cluster's empty batches, every 2 s, move
+  // it on, so a version ages out once a batch 5,000,000 versions newer has committed.
   int64_t c = commitSet("a", "1", engine.getReadVersion());
-  clock->advanceMicros(kMvccWindowVersions - 10);
+  clock->advanceMicros(kMvccWindowVersions + 999'000);  // newest batch: c + 4,000,000
   EXPECT_EQ(engine.read(c).get("a"), "1");
-  clock->advanceMicros(20);
+  clock->advanceMicros(2'000);  // an empty batch at c + 6,000,000
   EXPECT_EQ(errorCode([&] { engine.read(c); }), errors::kTransactionTooOld);
   EXPECT_EQ(errorCode([&] { engine.read(0); }), errors::kTransactionTooOld);
+  // A commit moves it on at once.
+  int64_t c2 = commitSet("b", "1", engine.getReadVersion());
+  EXPECT_EQ(engine.read(c2 - kMvccWindowVersions).get("b"), std::nullopt);
+  EXPECT_EQ(errorCode([&] { engine.read(c2 - kMvccWindowVersions - 1); }),
+            errors::kTransactionTooOld);
 }
 
 TEST_F(EngineWithManualClock, CommitsWithAnOldReadVersionAreTooOld) {

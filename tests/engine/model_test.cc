@@ -113,7 +113,15 @@ TEST(ReferenceModelTest, SelectorsAndLimitsFollowSection3) {
 
   refmodel::ModelDatabase db;
   db.appendCommit(view, {});
-  refmodel::ModelTransaction tr(&db);
+  refmodel::ModelTransaction model(&db);
+  // Each read in a new transaction: what one read learns would let the next stop early.
+  struct {
+    refmodel::ModelTransaction* model;
+    refmodel::RangeReadResult getRange(const refmodel::RangeRequest& request, bool snapshot) {
+      model->reset();
+      return model->getRange(request, snapshot);
+    }
+  } tr{&model};
   refmodel::RangeRequest request;
   request.begin = {"", false, 1};
   request.end = {"\xff", false, 1};

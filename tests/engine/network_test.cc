@@ -174,6 +174,37 @@ TEST_F(SimulatedNetwork, CommitIsARoundTripAfterTheReadVersion) {
   EXPECT_EQ(engine->timer().stats().fired, 1);
 }
 
+// A read version is the newest committed version (docs/engine.md, "Versions"): read versions
+// fetched over the network with no commit between them are equal, whatever time their round
+// trips took, until an idle cluster's empty batch 2 s after the last commit.
+TEST_F(SimulatedNetwork, ReadVersionsMoveOnlyWithCommitBatches) {
+  auto readVersion = [&] {
+    Transaction tr = db->createTransaction();
+    Future<int64_t> version = tr.getReadVersion();
+    clock->advanceMicros(2 * kOneWay);
+    return version.get();
+  };
+  int64_t first = readVersion();
+  EXPECT_EQ(readVersion(), first);
+  clock->advanceMicros(1'000'000);
+  EXPECT_EQ(readVersion(), first);
+
+  Transaction writer = db->createTransaction();
+  writer.set("k0", "new");
+  Future<void> commit = writer.commit();
+  clock->advanceMicros(4 * kOneWay);  // its read version, then the commit
+  commit.get();
+  int64_t committed = writer.getCommittedVersion();
+  EXPECT_GT(committed, first);
+  EXPECT_EQ(readVersion(), committed);
+  EXPECT_EQ(readVersion(), committed);
+
+  clock->advanceMicros(2'000'000);  // an empty batch has gone through since
+  int64_t afterIdle = readVersion();
+  EXPECT_GT(afterIdle, committed);
+  EXPECT_EQ(readVersion(), afterIdle);
+}
+
 // FoundationDB's versionstamp future is ready once the commit is, not while the commit's
 // round trip is still under way; a failed commit's 2020 arrives with its error too.
 TEST_F(SimulatedNetwork, AVersionstampArrivesWithItsCommit) {

@@ -1,6 +1,7 @@
 #include "engine/reference_model.h"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 namespace fdb::refmodel {
@@ -27,6 +28,41 @@ int compareLittleEndian(const std::string& a, const std::string& b) {
 }
 
 std::string keyAfter(const std::string& key) { return key + std::string(1, '\0'); }
+
+// Past every key: where the last segment ends.
+const std::string kSpaceEnd = "\xff\xff\xff";
+// FoundationDB's REPLY_BYTE_LIMIT, and how many segments a walk looks at.
+constexpr int kReplyByteLimit = 80000;
+constexpr int kWalkSegments = 100;
+
+// The transaction's writes as pieces: written keys (true: independent, its value known without
+// the database's) and cleared stretches (merged when they overlap or touch).
+struct WritePieces {
+  std::map<std::string, bool> points;
+  std::vector<Range> cleared;
+
+  bool inCleared(const std::string& key) const {
+    for (const Range& r : cleared) {
+      if (r.begin <= key && key < r.end) return true;
+    }
+    return false;
+  }
+  void clearRange(Range range) {
+    if (range.empty()) return;
+    points.erase(points.lower_bound(range.begin), points.lower_bound(range.end));
+    std::vector<Range> kept;
+    for (const Range& r : cleared) {
+      if (r.end < range.begin || range.end < r.begin) {
+        kept.push_back(r);
+      } else {
+        range.begin = std::min(range.begin, r.begin);
+        range.end = std::max(range.end, r.end);
+      }
+    }
+    kept.push_back(range);
+    cleared = std::move(kept);
+  }
+};
 
 }  // namespace
 
@@ -169,6 +205,7 @@ ModelTransaction::ModelTransaction(ModelDatabase* db) : db_(db) { reset(); }
 void ModelTransaction::reset() {
   readVersion_ = db_->latestVersion();
   ops_.clear();
+  known_.clear();
   readConflicts_.clear();
   writeConflicts_.clear();
 }
@@ -228,6 +265,15 @@ void ModelTransaction::addReadConflict(const Range& range) {
 std::optional<std::string> ModelTransaction::get(const std::string& key, bool snapshot) {
   KeyValueMap map = view();
   if (!snapshot) addReadConflict({key, keyAfter(key)});
+  // Read from the database unless the writes decide the key: then it is known.
+  bool decidedByWrites = false;
+  for (const Segment& segment : segments()) {
+    if (segment.begin <= key && key < segment.end) {
+      decidedByWrites = segment.kind != SegmentKind::kUnknown;
+      break;
+    }
+  }
+  if (!decidedByWrites) remember({key, keyAfter(key)});
   auto it = map.find(key);
   if (it == map.end()) return std::nullopt;
   return it->second;
@@ -235,6 +281,25 @@ std::optional<std::string> ModelTransaction::get(const std::string& key, bool sn
 
 std::string ModelTransaction::getKey(const Selector& selector, bool snapshot) {
   const std::string result = resolveSelector(view(), selector);
+  {
+    // "first key >= k" is a forward read of one row from k, "last key < k" a reverse one below
+    // k; both learn what they read.
+    const std::string key = selector.orEqual ? keyAfter(selector.key) : selector.key;
+    bool more = false;
+    if (selector.offset == 1 && key < kMaxKey) {
+      if (touchesKnown(key, kMaxKey)) {
+        readByRule(key, kMaxKey, false, 1, -1, &more);
+      } else {
+        readPlain(key, kMaxKey, false, 1, -1, &more);
+      }
+    } else if (selector.offset == 0 && !key.empty()) {
+      if (touchesKnown(std::string(), key)) {
+        readByRule(std::string(), key, true, 1, -1, &more);
+      } else {
+        readPlain(std::string(), key, true, 1, -1, &more);
+      }
+    }
+  }
   if (!snapshot) {
     const std::string key = selector.orEqual ? keyAfter(selector.key) : selector.key;
     if (selector.offset <= 0) {
@@ -269,26 +334,17 @@ RangeReadResult ModelTransaction::getRange(const RangeRequest& request, bool sna
       resolveSelector(map, {endKey, false, endOffset}, &ranOffStart, &ranOffEnd);
   if (resolvedBegin >= resolvedEnd) ranOffStart = ranOffEnd = false;
 
-  std::vector<std::pair<std::string, std::string>> candidates;
-  if (resolvedBegin < resolvedEnd) {
-    candidates.assign(map.lower_bound(resolvedBegin), map.lower_bound(resolvedEnd));
+  // The keys read between: a "first key >= k" bound reads from (or up to) k itself, as the
+  // read-your-writes layer does; other selectors are resolved first.
+  const std::string readBegin = beginOffset == 1 ? beginKey : resolvedBegin;
+  const std::string readEnd = endOffset == 1 ? endKey : resolvedEnd;
+  if (readBegin < readEnd) {
+    const int rowLimit = request.limit == 0 ? -1 : request.limit;
+    const int byteLimit = effectiveByteLimit(request);
+    out.rows = touchesKnown(readBegin, readEnd)
+                   ? readByRule(readBegin, readEnd, request.reverse, rowLimit, byteLimit, &out.more)
+                   : readPlain(readBegin, readEnd, request.reverse, rowLimit, byteLimit, &out.more);
   }
-  if (request.reverse) std::reverse(candidates.begin(), candidates.end());
-
-  // GetRangeLimits: rows, bytes (-1 = unlimited), minRows = 1.
-  int rowsLeft = request.limit == 0 ? -1 : request.limit;
-  int bytesLeft = effectiveByteLimit(request);
-  int minRows = 1;
-  auto limitReached = [&] { return rowsLeft == 0 || (bytesLeft == 0 && minRows == 0); };
-  for (auto& row : candidates) {
-    if (limitReached()) break;
-    const int size = static_cast<int>(row.first.size() + row.second.size()) + 8;
-    out.rows.push_back(std::move(row));
-    minRows = std::max(0, minRows - 1);
-    if (rowsLeft != -1) --rowsLeft;
-    if (bytesLeft != -1) bytesLeft = std::max(0, bytesLeft - size);
-  }
-  out.more = limitReached();
 
   // The read conflict range: FoundationDB's RYWImpl::addConflictRange for range reads
   // (ReadYourWrites.actor.cpp), stated in terms of this model. Rows are in read order.
@@ -319,17 +375,326 @@ std::vector<std::pair<std::string, std::string>> ModelTransaction::getRangeAll(c
                                                                                int limit,
                                                                                bool reverse,
                                                                                bool snapshot) {
-  if (range.empty()) return {};
+  // Batch after batch, following `more`, as the client's getRangeAll reads.
+  std::vector<std::pair<std::string, std::string>> rows;
+  RangeRequest request;
+  request.begin = Selector{range.begin, false, 1};
+  request.end = Selector{range.end, false, 1};
+  request.mode = limit > 0 ? Mode::kExact : Mode::kWantAll;
+  request.reverse = reverse;
+  while (true) {
+    request.limit = limit > 0 ? limit - static_cast<int>(rows.size()) : 0;
+    RangeReadResult batch = getRange(request, snapshot);
+    rows.insert(rows.end(), batch.rows.begin(), batch.rows.end());
+    if (!batch.more || batch.rows.empty() ||
+        (limit > 0 && static_cast<int>(rows.size()) >= limit)) {
+      return rows;
+    }
+    if (reverse) {
+      request.end = Selector{rows.back().first, false, 1};
+    } else {
+      request.begin = Selector{rows.back().first, true, 1};
+    }
+    ++request.iteration;
+  }
+}
+
+// ---- FoundationDB's read-your-writes rule for range reads ----------------------------
+
+void ModelTransaction::remember(Range range) {
+  if (range.empty()) return;
+  // A piece holding the range's begin keeps its part (unless it begins there too); a piece
+  // holding its end keeps its part; the pieces in between merge into the new one.
+  for (const Range& piece : known_) {
+    if (piece.begin <= range.begin && range.begin < piece.end && piece.begin != range.begin) {
+      range.begin = piece.end;
+    }
+  }
+  for (const Range& piece : known_) {
+    if (piece.begin <= range.end && range.end < piece.end) range.end = piece.begin;
+  }
+  if (range.empty()) return;
+  std::vector<Range> kept;
+  for (const Range& piece : known_) {
+    if (piece.begin < range.begin || piece.begin >= range.end) kept.push_back(piece);
+  }
+  kept.push_back(range);
+  std::sort(kept.begin(), kept.end(),
+            [](const Range& a, const Range& b) { return a.begin < b.begin; });
+  known_ = std::move(kept);
+}
+
+std::vector<ModelTransaction::Segment> ModelTransaction::segments() const {
+  const KeyValueMap& database = db_->state(readVersion_);
+  WritePieces writes;
+  for (const Op& op : ops_) {
+    switch (op.kind) {
+      case OpKind::kSet: writes.points[op.key] = true; break;
+      case OpKind::kClear: writes.clearRange({op.key, keyAfter(op.key)}); break;
+      case OpKind::kClearRange: writes.clearRange({op.key, op.argument}); break;
+      case OpKind::kAtomic:
+        if (!writes.points.count(op.key)) writes.points[op.key] = writes.inCleared(op.key);
+        break;
+    }
+  }
+  std::set<std::string> cuts{std::string(), kSpaceEnd};
+  for (const Range& piece : known_) {
+    cuts.insert(piece.begin);
+    cuts.insert(piece.end);
+    for (auto it = database.lower_bound(piece.begin); it != database.end() && it->first < piece.end;
+         ++it) {
+      cuts.insert(it->first);
+      cuts.insert(keyAfter(it->first));
+    }
+  }
+  for (const auto& [key, independent] : writes.points) {
+    cuts.insert(key);
+    cuts.insert(keyAfter(key));
+  }
+  for (const Range& r : writes.cleared) {
+    cuts.insert(r.begin);
+    cuts.insert(r.end);
+  }
+  std::vector<Segment> out;
+  for (auto it = cuts.begin(); std::next(it) != cuts.end(); ++it) {
+    const std::string& begin = *it;
+    const std::string& end = *std::next(it);
+    SegmentKind cached = SegmentKind::kUnknown;
+    for (const Range& piece : known_) {
+      if (piece.begin <= begin && end <= piece.end) {
+        cached = database.count(begin) && end == keyAfter(begin) ? SegmentKind::kRow
+                                                                 : SegmentKind::kEmpty;
+      }
+    }
+    SegmentKind kind = cached;
+    auto point = writes.points.find(begin);
+    if (point != writes.points.end() && end == keyAfter(begin)) {
+      // A written key: its value is known, or needs the database's.
+      kind = point->second || cached != SegmentKind::kUnknown ? SegmentKind::kRow
+                                                              : SegmentKind::kUnknown;
+    } else if (writes.inCleared(begin)) {
+      kind = SegmentKind::kEmpty;
+    }
+    out.push_back(Segment{begin, end, kind});
+  }
+  return out;
+}
+
+bool ModelTransaction::touchesKnown(const std::string& begin, const std::string& end) const {
+  // [begin, end] with `end` included: a piece or a write there matters too.
+  auto meets = [&](const std::string& from, const std::string& to) {
+    return from <= end && begin < to;
+  };
+  for (const Range& piece : known_) {
+    if (meets(piece.begin, piece.end)) return true;
+  }
+  for (const Op& op : ops_) {
+    const std::string to = op.kind == OpKind::kClearRange ? op.argument : keyAfter(op.key);
+    if (op.key < to && meets(op.key, to)) return true;
+  }
+  return false;
+}
+
+namespace {
+
+// Takes rows from `rows` (in read order) until a limit is reached, counting like
+// GetRangeLimits::decrement.
+struct Tally {
+  int rowLimit;
+  int byteLimit;
+  int rows = 0;
+  int bytes = 0;
+  bool limited = false;
+
+  void take(std::vector<std::pair<std::string, std::string>>& out,
+            const std::pair<std::string, std::string>& row) {
+    out.push_back(row);
+    ++rows;
+    bytes += static_cast<int>(row.first.size() + row.second.size()) + 8;
+    if ((rowLimit >= 0 && rows >= rowLimit) || (byteLimit >= 0 && bytes >= byteLimit)) {
+      limited = true;
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> ModelTransaction::readPlain(
+    const std::string& begin, const std::string& end, bool reverse, int rowLimit, int byteLimit,
+    bool* more) {
   const KeyValueMap map = view();
-  std::vector<std::pair<std::string, std::string>> rows(map.lower_bound(range.begin),
-                                                        map.lower_bound(range.end));
-  if (reverse) std::reverse(rows.begin(), rows.end());
-  if (limit > 0 && rows.size() > static_cast<size_t>(limit)) rows.resize(limit);
-  if (!snapshot) {
-    if (limit != 0) throw std::logic_error("getRangeAll: serializable reads need limit 0");
-    addReadConflict(range);
+  std::vector<std::pair<std::string, std::string>> candidates(map.lower_bound(begin),
+                                                              map.lower_bound(end));
+  if (reverse) std::reverse(candidates.begin(), candidates.end());
+  std::vector<std::pair<std::string, std::string>> rows;
+  Tally tally{rowLimit, byteLimit};
+  for (const auto& row : candidates) {
+    if (tally.limited) break;
+    tally.take(rows, row);
+  }
+  *more = tally.limited;
+  if (!*more) {
+    remember({begin, end});
+  } else if (!reverse) {
+    remember({begin, keyAfter(rows.back().first)});
+  } else {
+    remember({rows.back().first, end});
   }
   return rows;
+}
+
+std::vector<std::pair<std::string, std::string>> ModelTransaction::readByRule(
+    const std::string& begin, const std::string& end, bool reverse, int rowLimit, int byteLimit,
+    bool* more) {
+  const KeyValueMap view = this->view();
+  const KeyValueMap& database = db_->state(readVersion_);
+  std::vector<std::pair<std::string, std::string>> rows;
+  Tally tally{rowLimit, byteLimit};
+  int requests = 0;
+  std::string position = reverse ? end : begin;
+  while (true) {
+    const std::vector<Segment> segs = segments();
+    auto indexOf = [&](const std::string& key) {  // the segment holding key
+      for (size_t i = 0; i < segs.size(); ++i) {
+        if (segs[i].begin <= key && key < segs[i].end) return i;
+      }
+      throw std::logic_error("no segment holds the key");
+    };
+    auto indexBelow = [&](const std::string& key) {  // the segment just below key
+      for (size_t i = 0; i < segs.size(); ++i) {
+        if (segs[i].begin < key && key <= segs[i].end) return i;
+      }
+      throw std::logic_error("no segment lies below the key");
+    };
+    // The known stretch from `position`: up to the first unknown segment.
+    std::string stop = reverse ? begin : end;
+    if (!reverse) {
+      for (const Segment& seg : segs) {
+        if (seg.kind == SegmentKind::kUnknown && seg.end > position) {
+          stop = std::min(std::max(seg.begin, position), end);
+          break;
+        }
+      }
+      for (auto it = view.lower_bound(position); it != view.lower_bound(stop) && !tally.limited;
+           ++it) {
+        tally.take(rows, *it);
+      }
+    } else {
+      for (auto seg = segs.rbegin(); seg != segs.rend(); ++seg) {
+        if (seg->kind == SegmentKind::kUnknown && seg->begin < position) {
+          stop = std::max(std::min(seg->end, position), begin);
+          break;
+        }
+      }
+      for (auto it = std::make_reverse_iterator(view.lower_bound(position));
+           it != std::make_reverse_iterator(view.lower_bound(stop)) && !tally.limited; ++it) {
+        tally.take(rows, *it);
+      }
+    }
+    if (tally.limited) {
+      *more = true;
+      return rows;
+    }
+    if (reverse ? stop <= begin : stop >= end) {
+      *more = false;
+      return rows;
+    }
+    // At an unknown piece: a read with a byte limit that holds a row stops here.
+    if (byteLimit >= 0 && tally.rows > 0) {
+      *more = true;
+      return rows;
+    }
+    // Walk from the unknown piece towards the range's other end to see how far to read.
+    const int clearLimit = requests == 0 ? 0 : 1 << std::min(requests, 20);
+    int iterations = clearLimit + kWalkSegments;
+    int singleEmpty = 0;
+    std::string readBegin, readEnd;
+    auto oneKey = [](const std::string& from, const std::string& to) {
+      return to == keyAfter(from);
+    };
+    if (!reverse) {
+      size_t endIndex = indexOf(end);
+      while (segs[endIndex].kind == SegmentKind::kEmpty && segs[endIndex].end < kMaxKey) {
+        ++endIndex;
+      }
+      const std::string endKey = endIndex == indexOf(end) ? end : segs[endIndex].begin;
+      size_t i = indexOf(stop);
+      if (i < endIndex) {
+        std::string emptyBegin = segs[i].begin;
+        std::string segEnd = segs[i].end;
+        while (i != endIndex && --iterations >= 0) {
+          if (segs[i].kind == SegmentKind::kEmpty) {
+            if (!oneKey(emptyBegin, segEnd)) break;
+            ++singleEmpty;
+          } else {
+            emptyBegin = segEnd;
+          }
+          ++i;
+          segEnd = segs[i].end;
+        }
+        while (segs[i].kind != SegmentKind::kUnknown) --i;
+      }
+      readBegin = stop;
+      readEnd = i != endIndex ? segs[i].end : endKey;
+    } else {
+      size_t beginIndex = indexOf(begin);
+      while (segs[beginIndex].kind == SegmentKind::kEmpty && segs[beginIndex].end < kMaxKey) {
+        ++beginIndex;
+      }
+      const std::string beginKey = beginIndex == indexOf(begin) ? begin : segs[beginIndex].begin;
+      size_t i = indexBelow(stop);  // the unknown segment just below `stop`
+      if (i > beginIndex) {
+        std::string segBegin = segs[i].begin;
+        std::string emptyEnd = segs[i].end;
+        while (i != beginIndex && --iterations >= 0) {
+          if (segs[i].kind == SegmentKind::kEmpty) {
+            if (!oneKey(segBegin, emptyEnd)) break;
+            ++singleEmpty;
+          } else {
+            emptyEnd = segBegin;
+          }
+          --i;
+          segBegin = segs[i].begin;
+        }
+        while (segs[i].kind != SegmentKind::kUnknown) ++i;
+      }
+      readEnd = stop;
+      readBegin = i != beginIndex ? segs[i].begin : beginKey;
+    }
+    // One read of the database, with the limits the rule gives it.
+    const int additional = std::min(singleEmpty, clearLimit);
+    const int requestRows = rowLimit < 0 ? -1 : std::max(1, rowLimit - tally.rows) + additional;
+    const int minRows = 1 + additional;
+    const int64_t requestBytes =
+        byteLimit < 0 ? -1
+                      : std::min<int64_t>(
+                            int64_t{std::max(0, byteLimit - tally.bytes)} << std::min(requests, 20),
+                            kReplyByteLimit);
+    ++requests;
+    std::vector<std::pair<std::string, std::string>> read(database.lower_bound(readBegin),
+                                                          database.lower_bound(readEnd));
+    if (reverse) std::reverse(read.begin(), read.end());
+    int readRows = 0;
+    int64_t readBytes = 0;
+    bool readMore = false;
+    std::string lastKey;
+    for (const auto& row : read) {
+      ++readRows;
+      readBytes += static_cast<int64_t>(row.first.size() + row.second.size()) + 8;
+      lastKey = row.first;
+      if ((requestRows >= 0 && readRows >= requestRows) ||
+          (requestBytes >= 0 && readBytes >= requestBytes && readRows >= minRows)) {
+        readMore = true;
+        break;
+      }
+    }
+    if (!reverse) {
+      remember({readBegin, readMore ? keyAfter(lastKey) : readEnd});
+    } else {
+      remember({readMore ? lastKey : readBegin, readEnd});
+    }
+    position = stop;
+  }
 }
 
 void ModelTransaction::set(const std::string& key, const std::string& value) {

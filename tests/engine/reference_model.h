@@ -5,6 +5,9 @@
 // "Range reads", "Atomic operations").
 //
 // It is deliberately brute force so that it is obviously correct:
+//   - range reads over keys the transaction knows something about follow FoundationDB's
+//     read-your-writes rule (docs/semantics.md, "Range reads": known pieces, segments, walks,
+//     early stop), with the segments rebuilt from scratch from every boundary each time;
 //   - the database is a list of whole states, one std::map per commit, plus the write
 //     conflict ranges each commit brought;
 //   - a transaction is its read version (an index into that list) plus the ordered list of
@@ -185,6 +188,31 @@ class ModelTransaction {
   static void applyOp(KeyValueMap& map, const Op& op);
   // The ranges whose content the transaction's own writes determine (own-write exclusion).
   std::vector<Range> ownWriteExclusion() const;
+
+  // FoundationDB's read-your-writes rule for range reads (docs/semantics.md, "Range reads").
+  enum class SegmentKind { kUnknown, kEmpty, kRow };
+  struct Segment {
+    std::string begin;
+    std::string end;
+    SegmentKind kind;
+  };
+  // The whole key space cut at every boundary of the known pieces (and of the database's rows
+  // in them) and of the write pieces, each segment classified.
+  std::vector<Segment> segments() const;
+  // [begin, end) now known, as FoundationDB's snapshot cache inserts it.
+  void remember(Range range);
+  // Whether [begin, end] meets a known piece or a write piece.
+  bool touchesKnown(const std::string& begin, const std::string& end) const;
+  // The rows of [begin, end) (begin < end) read by the rule; *more as the read says it.
+  std::vector<std::pair<std::string, std::string>> readByRule(const std::string& begin,
+                                                              const std::string& end, bool reverse,
+                                                              int rowLimit, int byteLimit,
+                                                              bool* more);
+  // The rows of [begin, end) as one read of the view, remembered as known.
+  std::vector<std::pair<std::string, std::string>> readPlain(const std::string& begin,
+                                                             const std::string& end, bool reverse,
+                                                             int rowLimit, int byteLimit,
+                                                             bool* more);
   // Records [begin, end) minus the own-write exclusion as read conflict ranges.
   void addReadConflict(const Range& range);
 
@@ -193,6 +221,7 @@ class ModelTransaction {
   std::vector<Op> ops_;
   std::vector<Range> readConflicts_;
   std::vector<Range> writeConflicts_;
+  std::vector<Range> known_;  // FoundationDB's snapshot cache pieces, sorted
 };
 
 }  // namespace fdb::refmodel

@@ -42,7 +42,7 @@ TEST(BackendRegistry, BuiltInSchemesAreTheEngineAndFoundationDB) {
   BackendRegistry registry;
   registerBuiltinBackends(registry);
   EXPECT_EQ(registry.schemes(), (std::vector<std::string>{"memory", "file", "fdb"}));
-  const std::vector<std::string> process = BackendRegistry::instance().schemes();
+  const std::vector<std::string> process = Database::addressSchemes();
   ASSERT_GE(process.size(), 3u);
   EXPECT_EQ(std::vector<std::string>(process.begin(), process.begin() + 3), registry.schemes());
 }

@@ -194,6 +194,19 @@ TEST(TupleText, Uuids) {
   Uuid expected = Uuid::parse("0123456789abcdef0123456789abcdef");
   expectParses("(uuid(0123456789abcdef0123456789abcdef),)", Tuple{expected});
   expectParses("(uuid( 01234567-89AB-CDEF-0123-456789ABCDEF ),)", Tuple{expected});
+  // Quoted, as UUIDs are usually written.
+  expectParses(R"((uuid("01234567-89ab-cdef-0123-456789abcdef"),))", Tuple{expected});
+  expectParses(R"((uuid( '0123456789ABCDEF0123456789ABCDEF' ),))", Tuple{expected});
+  expectParses(R"((uuid("00000000-0000-0000-0000-000000000001"),))",
+               Tuple{Uuid::parse("00000000000000000000000000000001")});
+}
+
+TEST(TupleText, QuotedUuidErrorsSayWhat) {
+  expectSyntaxError(R"((uuid("0123-4567"),))", "uuid() needs 32 hex digits, found 8", 6);
+  expectSyntaxError(R"((uuid("01234567-89ab-cdef-0123-456789abcdeg"),))",
+                    "not a UUID: 'g' is not a hex digit", 6);
+  expectSyntaxError(R"((uuid("01234567-89ab-cdef-0123-456789abcdef),))",
+                    "unterminated string literal", 6);
 }
 
 TEST(TupleText, Versionstamps) {

@@ -59,6 +59,12 @@ class MessageFactory;
 
 namespace rl {
 
+class Bindings;                          // rl/query/bindings.h
+class RecordQueryPlan;                   // rl/query/record_query_plan.h
+struct RecordQuery;                      // rl/query/record_query.h
+struct RecordQueryPlannerConfiguration;  // rl/query/record_query_planner.h
+struct QueriedRecord;                    // rl/query/queried_record.h
+
 using DataStoreInfo = ::com::apple::foundationdb::record::DataStoreInfo;
 
 // --- Format versions (docs/format.md, "Format versions") ---
@@ -354,6 +360,23 @@ class RecordStore {
       const std::optional<fdb::Bytes>& continuation, const ScanProperties& properties,
       IndexFetchMethod method = IndexFetchMethod::kScanAndFetch,
       IndexOrphanBehavior orphanBehavior = IndexOrphanBehavior::kError, size_t pipelineSize = 10);
+
+  // --- Queries (docs/query.md) ---
+  // The plan for `query` on this store's metadata and the indexes readable in it now
+  // (rl::RecordQueryPlanner). Include rl/query/record_query_planner.h to call these.
+  std::shared_ptr<const RecordQueryPlan> planQuery(const RecordQuery& query) const;
+  std::shared_ptr<const RecordQueryPlan> planQuery(
+      const RecordQuery& query, const RecordQueryPlannerConfiguration& configuration) const;
+  // The rows of `plan` under `bindings` (its parameters' values), from just after
+  // `continuation` (nullopt: from the start), within `properties`: skip, returned-row limit,
+  // scanned-records / scanned-bytes / time limits (shared by every scan of the plan), isolation.
+  // A plan made by another store or planner runs on this one if it fits this store's metadata.
+  CursorPtr<QueriedRecord> executeQuery(const RecordQueryPlan& plan,
+                                        const std::optional<fdb::Bytes>& continuation,
+                                        const ExecuteProperties& properties);
+  CursorPtr<QueriedRecord> executeQuery(const RecordQueryPlan& plan, const Bindings& bindings,
+                                        const std::optional<fdb::Bytes>& continuation,
+                                        const ExecuteProperties& properties);
 
   // --- Index states ---
   IndexState indexState(std::string_view indexName) const;

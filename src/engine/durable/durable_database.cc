@@ -68,6 +68,12 @@ std::shared_ptr<Engine> openDurableEngine(std::string_view directory, const Engi
     if (std::shared_ptr<Engine> engine = it->second.lock()) return engine;
     stores.closed.wait(lock);  // being closed: wait until it is
   }
+  if (!options.durable.createIfMissing && !DurableStore::existsIn(key)) {
+    throw Error(errors::kFileNotFound,
+                fmt::format("no database at {}: {}", directory,
+                            std::filesystem::exists(path, error) ? "the directory holds no store"
+                                                                 : "no such directory"));
+  }
   // RocksDB creates the store's directory, not its parents.
   std::filesystem::create_directories(path, error);
   if (error) {

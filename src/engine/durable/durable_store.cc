@@ -257,6 +257,15 @@ std::shared_ptr<DurableStore> DurableStore::open(const std::string& directory,
   return store;
 }
 
+bool DurableStore::existsIn(const std::string& directory) {
+  std::error_code error;
+  const std::filesystem::path path(directory);
+  // The marker is written when a store is first initialized; RocksDB's CURRENT names its
+  // manifest, for a store a build without the marker made.
+  return std::filesystem::exists(path / kMarkerFile, error) ||
+         std::filesystem::exists(path / "CURRENT", error);
+}
+
 namespace {
 std::atomic<bool> processExiting{false};
 // Keeps what a store destroyed after the exit handler gives up reachable, so that a leak

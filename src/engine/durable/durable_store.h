@@ -74,6 +74,8 @@ class DurableStore {
   // file when a file is damaged or truncated; 1510 (io_error) for other failures.
   static std::shared_ptr<DurableStore> open(const std::string& directory,
                                             const EngineOptions::Durable& options);
+  // Whether `directory` holds a store (one this build or an earlier one initialized).
+  static bool existsIn(const std::string& directory);
   ~DurableStore();
   DurableStore(const DurableStore&) = delete;
   DurableStore& operator=(const DurableStore&) = delete;

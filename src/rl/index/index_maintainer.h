@@ -148,6 +148,12 @@ class IndexMaintainerFactory {
   // The store checker's check of one index of this type, or null when the type brings none
   // (the checker then lists the index as skipped). By default none.
   virtual std::unique_ptr<IndexCheck> createCheck(const IndexCheckTarget& target) const;
+
+  // Whether the query planner may use indexes of this type as it uses VALUE indexes: their
+  // entries are the root expression's columns then the primary-key columns not among them,
+  // one entry per key the expression yields, each pointing at its record, and a BY_VALUE scan
+  // returns them in key order (docs/query.md, "Which indexes the planner uses"). By default no.
+  virtual bool plannableAsValueScan() const { return false; }
 };
 
 }  // namespace rl

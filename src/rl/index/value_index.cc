@@ -33,12 +33,10 @@ void removeUniquenessViolations(RecordStore::State& state, const Index& index,
   primaryKey.packInto(key);
   tr.clear(key);
   // The last remaining violation of a value is no violation: clear it too.
-  fdb::RangeOptions options;
-  options.limit = 2;
-  options.mode = fdb::StreamingMode::kWantAll;
+  // Up to two rows, following `more`: one read may stop early (docs/semantics.md, "Range
+  // reads").
   const fdb::KeyRange range = keyspace::prefixRange(valuePrefix);
-  const fdb::RangeResult rest = tr.getRange(range, options).get();
-  if (rest.rows.size() == 1) tr.clearRange(range);
+  if (tr.getRangeAll(range, 2).size() == 1) tr.clearRange(range);
 }
 
 // Throws (or, while the index is write-only, records) when another record has `valueKey`.
@@ -48,11 +46,10 @@ void checkUniqueness(RecordStore::State& state, const StoreIndex& storeIndex,
   state.counters.uniquenessChecks += 1;
   fdb::Bytes valuePrefix = storeIndex.subspacePrefix;
   valueKey.packInto(valuePrefix);
-  fdb::RangeOptions options;
-  options.mode = fdb::StreamingMode::kWantAll;
-  const fdb::RangeResult existing =
-      state.context->transaction().getRange(keyspace::prefixRange(valuePrefix), options).get();
-  for (const fdb::KeyValueRef& row : existing.rows) {
+  // Every entry of the value, following `more` (docs/semantics.md, "Range reads").
+  const std::vector<fdb::KeyValue> existing =
+      state.context->transaction().getRangeAll(keyspace::prefixRange(valuePrefix));
+  for (const fdb::KeyValue& row : existing) {
     state.countRead(row.key, row.value);
     const fdb::Tuple entry = fdb::Tuple::unpack(row.key.substr(storeIndex.subspacePrefix.size()));
     fdb::Tuple existingKey = index.entryPrimaryKey(entry);
@@ -242,6 +239,8 @@ class ValueIndexMaintainerFactory : public IndexMaintainerFactory {
   std::unique_ptr<IndexCheck> createCheck(const IndexCheckTarget& target) const override {
     return makeValueIndexCheck(target);
   }
+
+  bool plannableAsValueScan() const override { return true; }
 };
 
 }  // namespace

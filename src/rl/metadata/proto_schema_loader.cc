@@ -94,9 +94,14 @@ LoadedSchema ProtoSchemaLoader::load(std::string_view pathView) const {
   const std::string path(pathView);
   auto loaded = std::make_shared<LoadedPool>();
   std::string virtualName;
+  // A relative path may name a file inside an import directory; an absolute one never does
+  // (dir / "/abs" would be "/abs" itself, and the source tree cannot open "/abs" under dir).
+  const bool relative = fs::path(path).is_relative();
   for (const std::string& dir : importDirs_) {
     loaded->sourceTree.MapPath("", dir);
-    if (virtualName.empty() && fs::is_regular_file(fs::path(dir) / path)) virtualName = path;
+    if (relative && virtualName.empty() && fs::is_regular_file(fs::path(dir) / path)) {
+      virtualName = path;
+    }
   }
   if (virtualName.empty()) {
     if (!fs::is_regular_file(path)) {

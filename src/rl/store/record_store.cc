@@ -286,15 +286,13 @@ bool RecordStore::recordExists(const fdb::Tuple& primaryKey) {
   if (!state.metaData.splitLongRecords() && state.omitUnsplitRecordSuffix) {
     return tr.get(state.recordsSubspace.pack(primaryKey)).get().has_value();
   }
-  // The first two keys under (pk): a version key alone is no record.
-  fdb::RangeOptions options;
-  options.limit = 2;
-  options.mode = fdb::StreamingMode::kWantAll;
+  // The first two keys under (pk): a version key alone is no record. Read to the end or to
+  // two rows: one read may stop early with `more` (docs/semantics.md, "Range reads").
   const fdb::Bytes prefix = state.recordsSubspace.pack(primaryKey);
-  const fdb::RangeResult rows = tr.getRange(keyspace::prefixRange(prefix), options).get();
+  const std::vector<fdb::KeyValue> rows = tr.getRangeAll(keyspace::prefixRange(prefix), 2);
   const fdb::Bytes versionKey = prefix + fdb::Tuple{kRecordVersionSuffix}.pack();
-  return std::any_of(rows.rows.begin(), rows.rows.end(),
-                     [&](const fdb::KeyValueRef& row) { return row.key != versionKey; });
+  return std::any_of(rows.begin(), rows.end(),
+                     [&](const fdb::KeyValue& row) { return row.key != versionKey; });
 }
 
 bool RecordStore::deleteRecord(const fdb::Tuple& primaryKey) {
@@ -391,27 +389,38 @@ CursorPtr<FetchedRecord> RecordStore::scanIndexRecords(
     IndexFetchMethod method, IndexOrphanBehavior orphanBehavior, size_t pipelineSize) {
   StoreIndex& storeIndex = state_->storeIndex(indexName);
   store::checkScannable(storeIndex);
+  return store::scanIndexRecords(*state_, storeIndex, range, continuation, properties, method,
+                                 orphanBehavior, pipelineSize);
+}
+
+CursorPtr<FetchedRecord> store::scanIndexRecords(
+    RecordStore::State& state, StoreIndex& storeIndex, const TupleRange& range,
+    const std::optional<fdb::Bytes>& continuation, const ScanProperties& properties,
+    IndexFetchMethod method, IndexOrphanBehavior orphanBehavior, size_t pipelineSize) {
   CursorPtr<IndexedRawRecord> raw =
-      state_->maintainer(storeIndex)
+      state.maintainer(storeIndex)
           .scanRecords(range, continuation, properties, method, orphanBehavior, pipelineSize);
-  return map(std::move(raw),
-             [state = state_, arenas = store::RecordArenas()](IndexedRawRecord&& row) mutable {
-               FetchedRecord fetched{std::move(row.entry), std::nullopt};
-               state->countRead(fetched.entry.rawKey(), fetched.entry.packedValue());
-               if (row.record) {
-                 RawRecord& stored = *row.record;
-                 LoadedRecord& loaded = fetched.record.emplace();
-                 loaded.record = store::deserializeRecordOnArena(*state, stored.rawRecord,
-                                                                 loaded.recordType, &arenas);
-                 loaded.primaryKey = std::move(stored.primaryKey);
-                 loaded.version = std::move(stored.version);
-                 loaded.size = toRecordSize(stored.sizes);
-                 state->counters.recordsLoaded += 1;
-                 state->counters.keysRead += stored.sizes.keyCount;
-                 state->counters.bytesRead += stored.sizes.keySize + stored.sizes.valueSize;
-               }
-               return fetched;
-             });
+  return map(std::move(raw), [state = state.shared_from_this(),
+                              arenas = store::RecordArenas()](IndexedRawRecord&& row) mutable {
+    FetchedRecord fetched{std::move(row.entry), std::nullopt};
+    state->countRead(fetched.entry.rawKey(), fetched.entry.packedValue());
+    if (row.record) {
+      store::loadFetchedRecord(*state, std::move(*row.record), arenas, fetched.record.emplace());
+    }
+    return fetched;
+  });
+}
+
+void store::loadFetchedRecord(RecordStore::State& state, RawRecord&& stored, RecordArenas& arenas,
+                              LoadedRecord& loaded) {
+  loaded.record =
+      store::deserializeRecordOnArena(state, stored.rawRecord, loaded.recordType, &arenas);
+  loaded.primaryKey = std::move(stored.primaryKey);
+  loaded.version = std::move(stored.version);
+  loaded.size = toRecordSize(stored.sizes);
+  state.counters.recordsLoaded += 1;
+  state.counters.keysRead += stored.sizes.keyCount;
+  state.counters.bytesRead += stored.sizes.keySize + stored.sizes.valueSize;
 }
 
 std::vector<fdb::Tuple> RecordStore::uniquenessViolations(std::string_view indexName) {

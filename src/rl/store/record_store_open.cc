@@ -456,16 +456,25 @@ RecordStore RecordStore::open(RecordContext& context, const StoreLocation& locat
   }
 
   {
-    const fdb::RangeResult states = std::move(indexStates).get();
-    for (const fdb::KeyValueRef& row : states.rows) {
-      state->countRead(row.key, row.value);
+    auto applyState = [&](std::string_view rowKey, std::string_view rowValue) {
+      state->countRead(rowKey, rowValue);
       // Within the range read, so under the state prefix.
-      const fdb::Tuple key = fdb::Tuple::unpack(std::string_view(row.key).substr(statePrefixSize));
-      if (key.size() != 1 || key[0].type() != fdb::TupleType::kString) continue;
+      const fdb::Tuple key = fdb::Tuple::unpack(rowKey.substr(statePrefixSize));
+      if (key.size() != 1 || key[0].type() != fdb::TupleType::kString) return;
       const std::string& name = key.getString(0);
       for (StoreIndex& storeIndex : state->indexes) {
-        if (storeIndex.index->name() == name) storeIndex.state = parseIndexState(name, row.value);
+        if (storeIndex.index->name() == name) storeIndex.state = parseIndexState(name, rowValue);
       }
+    };
+    const fdb::RangeResult states = std::move(indexStates).get();
+    for (const fdb::KeyValueRef& row : states.rows) applyState(row.key, row.value);
+    if (states.more) {
+      // The read stopped early (docs/semantics.md, "Range reads"): the rest, after its last row.
+      const std::string_view lastKey = states.rows.back().key;
+      const fdb::KeyRange rest{
+          fdb::Bytes(lastKey) + '\x00',
+          keyspace::prefixRange(fdb::Bytes(lastKey.substr(0, statePrefixSize))).end};
+      for (const fdb::KeyValue& row : tr.getRangeAll(rest)) applyState(row.key, row.value);
     }
   }
 

@@ -178,6 +178,18 @@ CursorPtr<LoadedRecord> scanLoadedRecords(RecordStore::State& state, const Tuple
                                           const std::optional<fdb::Bytes>& continuation,
                                           const ScanProperties& properties);
 RecordScanLayout recordScanLayout(const RecordStore::State& state);
+// `stored`, a record an index fetch read, deserialized (on `arenas`) into `loaded`, and
+// counted as loaded.
+void loadFetchedRecord(RecordStore::State& state, RawRecord&& stored, RecordArenas& arenas,
+                       LoadedRecord& loaded);
+// The records an index's entries over `range` point to, each with its entry, fetched by
+// `method` through the index's maintainer (RecordStore::scanIndexRecords, query plans).
+// REQUIRES: the index is scannable (checkScannable).
+CursorPtr<FetchedRecord> scanIndexRecords(RecordStore::State& state, StoreIndex& storeIndex,
+                                          const TupleRange& range,
+                                          const std::optional<fdb::Bytes>& continuation,
+                                          const ScanProperties& properties, IndexFetchMethod method,
+                                          IndexOrphanBehavior orphanBehavior, size_t pipelineSize);
 
 }  // namespace store
 }  // namespace rl

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fdb/error.h"
 #include "rl/index/index_maintainer_registry.h"
@@ -16,11 +17,11 @@ namespace rl::checker {
 namespace {
 
 // The index states at (5, name) (absent is READABLE); a value that is not one is a problem.
-std::map<std::string, IndexState, std::less<>> readIndexStates(CheckStep& step,
-                                                               const fdb::Subspace& stateSubspace,
-                                                               const fdb::RangeResult& stateRows) {
+std::map<std::string, IndexState, std::less<>> readIndexStates(
+    CheckStep& step, const fdb::Subspace& stateSubspace,
+    const std::vector<fdb::KeyValue>& stateRows) {
   std::map<std::string, IndexState, std::less<>> states;
-  for (const fdb::KeyValueRef& row : stateRows.rows) {
+  for (const fdb::KeyValue& row : stateRows) {
     std::optional<std::string> name;
     try {
       const fdb::Tuple key = stateSubspace.unpack(row.key);
@@ -141,7 +142,13 @@ void checkHeader(CheckStep& step) {
   setup.layout.omitUnsplitSuffix = info.formatversion() < kSaveUnsplitWithSuffixFormatVersion ||
                                    info.omit_unsplit_record_suffix();
 
-  const fdb::RangeResult stateRows = std::move(statesRead).get();
+  const fdb::RangeResult firstStates = std::move(statesRead).get();
+  std::vector<fdb::KeyValue> stateRows(firstStates.rows.begin(), firstStates.rows.end());
+  if (firstStates.more) {
+    // The read stopped early (docs/semantics.md, "Range reads"): the rest, after its last row.
+    const fdb::KeyRange rest{stateRows.back().key + '\x00', stateSubspace.range().end};
+    for (fdb::KeyValue& row : step.reads().getRangeAll(rest)) stateRows.push_back(std::move(row));
+  }
   chooseIndexes(step, readIndexStates(step, stateSubspace, stateRows), setup);
   step.newSetup = std::move(setup);
   step.nextPhase(Phase::kRecords);
