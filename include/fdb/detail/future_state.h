@@ -48,9 +48,10 @@ class FutureState {
       outcome_ = std::move(outcome);
       ready_.store(true, std::memory_order_release);
       callbacks.swap(callbacks_);
-      if (hasStarter_.load(std::memory_order_relaxed)) {
+      if (hasStarter_.load(std::memory_order_relaxed)) {  // it never ran: not a callback
         hasStarter_.store(false, std::memory_order_relaxed);
-        unstarted.swap(starter_);
+        unstarted.swap(callbacks.front());
+        callbacks.erase(callbacks.begin());
       }
     }
     ready_.notify_all();
@@ -69,7 +70,7 @@ class FutureState {
   // that asks for the outcome, unless the state completes first. REQUIRES: nobody else sees
   // the state yet.
   void setStarter(std::function<void()> start) {
-    starter_ = std::move(start);
+    callbacks_.insert(callbacks_.begin(), std::move(start));
     hasStarter_.store(true, std::memory_order_release);
   }
 
@@ -136,18 +137,20 @@ class FutureState {
       std::lock_guard lock(mutex_);
       if (!hasStarter_.load(std::memory_order_relaxed)) return;
       hasStarter_.store(false, std::memory_order_relaxed);
-      start.swap(starter_);
+      start.swap(callbacks_.front());
+      callbacks_.erase(callbacks_.begin());
     }
     start();
   }
 
   mutable std::mutex mutex_;
   std::atomic<bool> ready_{false};  // set (release) after outcome_ is written
-  // A lazy state's starter, until it runs or the state completes (guarded by mutex_).
+  // Whether callbacks_ starts with a lazy state's starter (until it runs or the state
+  // completes), not a callback: kept there, and the flag in ready_'s padding, so that lazy
+  // states cost no bytes (every size of state is a thread-local block cache of its own).
   mutable std::atomic<bool> hasStarter_{false};
-  mutable std::function<void()> starter_;
   std::variant<NotReady, Stored, Error> outcome_;
-  std::vector<std::function<void()>> callbacks_;
+  mutable std::vector<std::function<void()>> callbacks_;  // guarded by mutex_
 };
 
 }  // namespace detail
