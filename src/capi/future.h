@@ -284,8 +284,10 @@ void completeLater(FDB_future* cell, fdb::Future<T> future, Convert convert) {
 template <typename T, typename Convert>
 void completeWhenAsked(FDB_future* cell, fdb::Future<T> future, Convert convert) {
   cell->makePending();
-  cell->setCanceller([future] { future.cancel(); });
-  // The starter lives in the cell, so it holds no reference to it: whoever asks holds one.
+  // No canceller: cancelling the cell first drops the starter, the only holder of `future`,
+  // and an operation whose future nobody holds is never started. (Once started, the cell
+  // fails with 1101 at once all the same.) The starter lives in the cell, so it holds no
+  // reference to it: whoever asks holds one.
   cell->setStarter([cell, future, convert] {
     if (future.isReady()) {  // asking started the operation, and it completed at once
       detail::fill(cell, future, convert);

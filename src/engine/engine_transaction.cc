@@ -113,7 +113,7 @@ void EngineTransaction::poison(int code, const char* reason) {
   poisonCode_ = code;
   poisonReason_ = reason;
   // A commit not sent yet fails with it, as FoundationDB's waits on the reset promise.
-  if (pendingCommit_) pendingCommit_->drop(poisonError());
+  if (pendingCommit_) pendingCommit_->drop(poisonCode_, poisonReason_);
 }
 
 Error EngineTransaction::poisonError() const { return Error(poisonCode_, poisonReason_); }
@@ -248,7 +248,7 @@ void EngineTransaction::clearAttempt(std::string_view why) {
     cancelled_.reset();
   }
   if (pendingCommit_) {
-    pendingCommit_->drop(Error(errors::kTransactionCancelled, std::string(why)));
+    pendingCommit_->drop(errors::kTransactionCancelled, why);
     // A retry keeps what the commit reported (reset() drops it after this).
     if (const ConflictingKeys* reported = pendingCommit_->conflictingKeys()) {
       conflictingKeys_ = std::make_unique<ConflictingKeys>(*reported);
@@ -700,11 +700,10 @@ Future<void> EngineTransaction::deferCommit(int64_t readVersion,
                                             std::vector<PendingWatch> watches) {
   PendingCommit::Parts parts;
   parts.engine = engine_;
-  parts.mutations = OwnedMutations(writes_.mutations());
-  parts.readConflicts = std::move(readConflicts_);
-  parts.writeConflicts = std::move(writeConflicts_);
-  readConflicts_.clear();
-  writeConflicts_.clear();
+  // Left as they are until the commit is dropped (clearAttempt) or sent.
+  parts.writes = &writes_;
+  parts.readConflicts = &readConflicts_;
+  parts.writeConflicts = &writeConflicts_;
   parts.readVersion = readVersion;
   parts.selfConflict = !options_.causalWriteRisky;
   parts.automaticIdempotency = options_.automaticIdempotency;

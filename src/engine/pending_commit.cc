@@ -6,32 +6,6 @@
 
 namespace fdb::engine {
 
-OwnedMutations::OwnedMutations(std::span<const Mutation> mutations) {
-  size_t total = 0;
-  for (const Mutation& mutation : mutations) total += mutation.key.size() + mutation.param.size();
-  bytes_.reserve(total);
-  slices_.reserve(mutations.size());
-  for (const Mutation& mutation : mutations) {
-    Slice slice{mutation.kind,        mutation.atomicType, bytes_.size(), mutation.key.size(), 0,
-                mutation.param.size()};
-    bytes_.append(mutation.key);
-    slice.paramOffset = bytes_.size();
-    bytes_.append(mutation.param);
-    slices_.push_back(slice);
-  }
-}
-
-std::vector<Mutation> OwnedMutations::views() const {
-  std::vector<Mutation> views;
-  views.reserve(slices_.size());
-  std::string_view bytes(bytes_);
-  for (const Slice& slice : slices_) {
-    views.push_back(Mutation{slice.kind, bytes.substr(slice.keyOffset, slice.keySize),
-                             bytes.substr(slice.paramOffset, slice.paramSize), slice.atomicType});
-  }
-  return views;
-}
-
 int64_t commitWithFaults(Engine& engine, const CommitRequest& request, bool automaticIdempotency) {
   // With automatic idempotency the client learns, through the commit's idempotency id,
   // whether a commit with an unknown result took effect, and reports that instead.
@@ -70,41 +44,45 @@ Future<void> PendingCommit::future() {
 }
 
 void PendingCommit::send() {
-  bool timedOut = false;
-  {
-    std::lock_guard lock(mutex_);
-    if (state_ != State::kWaiting) return;
-    timedOut = parts_.timeoutDeadline != 0 &&
-               parts_.engine->clock().coarseMicros() >= parts_.timeoutDeadline;
-    state_ = timedOut ? State::kDropped : State::kSent;  // once sent, nothing stops it
+  State waiting = State::kWaiting;
+  if (!state_.compare_exchange_strong(waiting, State::kSending, std::memory_order_acq_rel)) {
+    return;  // sent or dropped already
   }
-  if (timedOut) {  // the timeout fired first: it was never sent
-    drop(Error(errors::kTransactionTimedOut, "the transaction's timeout expired"),
-         /*decided=*/true);
+  if (parts_.timeoutDeadline != 0 &&
+      parts_.engine->clock().coarseMicros() >= parts_.timeoutDeadline) {
+    state_.store(State::kDropped, std::memory_order_release);  // the timeout fired first
+    state_.notify_all();
+    fail(Error(errors::kTransactionTimedOut, "the transaction's timeout expired"));
     return;
   }
-  std::vector<Mutation> mutations = parts_.mutations.views();
-  CommitRequest request;
-  request.readVersion =
-      parts_.readVersion != 0 ? parts_.readVersion : parts_.engine->getReadVersion();
-  request.selfConflict = parts_.selfConflict;
-  request.readConflicts = parts_.readConflicts;
-  request.writeConflicts = parts_.writeConflicts;
-  request.mutations = mutations;
-  std::vector<size_t> conflicting;
-  if (parts_.reportConflictingKeys) request.conflictingReadRanges = &conflicting;
+  // Sent while kSending: the transaction's storage stays as it is until drop() returns.
   std::optional<Error> failure;
-  try {
-    committedVersion_.store(commitWithFaults(*parts_.engine, request, parts_.automaticIdempotency),
-                            std::memory_order_release);
-  } catch (const Error& e) {
-    failure = e;
-    if (e.code() == errors::kNotCommitted) {
-      conflictingKeys_ =
-          ConflictingKeys::reported(parts_.readConflicts, conflicting, parts_.readConflictsMerged);
-      notCommitted_.store(true, std::memory_order_release);
+  {
+    CommitRequest request;
+    request.readVersion =
+        parts_.readVersion != 0 ? parts_.readVersion : parts_.engine->getReadVersion();
+    request.selfConflict = parts_.selfConflict;
+    request.readConflicts = *parts_.readConflicts;
+    request.writeConflicts = *parts_.writeConflicts;
+    request.mutations = parts_.writes->mutations();
+    std::vector<size_t> conflicting;
+    if (parts_.reportConflictingKeys) request.conflictingReadRanges = &conflicting;
+    try {
+      committedVersion_.store(
+          commitWithFaults(*parts_.engine, request, parts_.automaticIdempotency),
+          std::memory_order_release);
+    } catch (const Error& e) {
+      failure = e;
+      if (e.code() == errors::kNotCommitted) {
+        conflictingKeys_ = ConflictingKeys::reported(*parts_.readConflicts, conflicting,
+                                                     parts_.readConflictsMerged);
+        notCommitted_.store(true, std::memory_order_release);
+      }
     }
   }
+  state_.store(State::kSent, std::memory_order_release);  // the transaction may go on
+  state_.notify_all();
+  // Only now: what completes here may run callbacks that use the transaction.
   // Watches are armed (or fail) now; the outcome and the versionstamp arrive together, after
   // the round trips still due.
   for (PendingWatch& watch : parts_.watches) {
@@ -140,14 +118,22 @@ void PendingCommit::send() {
       });
 }
 
-void PendingCommit::drop(const Error& error) { drop(error, /*decided=*/false); }
-
-void PendingCommit::drop(const Error& error, bool decided) {
-  if (!decided) {
-    std::lock_guard lock(mutex_);
-    if (state_ != State::kWaiting) return;
-    state_ = State::kDropped;
+void PendingCommit::drop(int code, std::string_view why) {
+  State state = state_.load(std::memory_order_acquire);
+  while (true) {
+    if (state == State::kSending) {  // wait for the send under way to leave the storage be
+      state_.wait(State::kSending, std::memory_order_acquire);
+      state = state_.load(std::memory_order_acquire);
+    } else if (state != State::kWaiting) {
+      return;  // sent or dropped already
+    } else if (state_.compare_exchange_weak(state, State::kDropped, std::memory_order_acq_rel)) {
+      fail(Error(code, std::string(why)));
+      return;
+    }
   }
+}
+
+void PendingCommit::fail(const Error& error) {
   outcome_.setError(error);
   if (parts_.versionstamp) parts_.versionstamp->setError(error);
   for (PendingWatch& watch : parts_.watches) watch.promise.setError(error);

@@ -1,13 +1,15 @@
 // PendingCommit — a commit that waits to be sent (docs/semantics.md, "When a commit is sent"):
 // FoundationDB sends a commit only once its transaction has a read version and its reads are
 // over, and destroying, resetting or cancelling the transaction before then stops it. A
-// commit that cannot be sent at once is handed over here, with everything it sends (owned,
-// since the transaction may go away), and sent when its outcome is first asked for, unless
-// it was dropped first.
+// commit that cannot be sent at once is handed over here and sent when its outcome is first
+// asked for, unless it was dropped first.
 //
 //   auto pending = std::make_shared<PendingCommit>(std::move(parts));
 //   fdb::Future<void> outcome = pending->future();  // lazy: asking for it sends the commit
-//   pending->drop(Error(1025, "the transaction was destroyed"));  // nothing is written
+//   pending->drop(1025, "the transaction was destroyed");  // nothing is written
+//
+// What it sends stays in the transaction (no copy): the transaction leaves it alone after
+// commit() and calls drop() before it changes or frees it; drop() waits for a send under way.
 //
 // Also here: what sending a commit takes, for the transaction's commits sent at once too.
 //
@@ -18,13 +20,12 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <span>
 #include <vector>
 
 #include "engine/conflicting_keys.h"
 #include "engine/engine.h"
+#include "engine/write_map.h"
 #include "fdb/bytes.h"
 #include "fdb/error.h"
 #include "fdb/future.h"
@@ -36,24 +37,6 @@ struct PendingWatch {
   Bytes key;
   std::optional<Bytes> expected;
   WeakPromise<void> promise;
-};
-
-// A commit's mutations with bytes of their own (a transaction's point into its write map).
-class OwnedMutations {
- public:
-  OwnedMutations() = default;
-  explicit OwnedMutations(std::span<const Mutation> mutations);
-  // Views of them, valid while this object is not changed.
-  std::vector<Mutation> views() const;
-
- private:
-  struct Slice {
-    Mutation::Kind kind;
-    MutationType atomicType;
-    size_t keyOffset, keySize, paramOffset, paramSize;  // in bytes_
-  };
-  Bytes bytes_;
-  std::vector<Slice> slices_;
 };
 
 // engine.commit under the fault plan: the commit's version; throws what it fails with (1020 or
@@ -69,9 +52,10 @@ class PendingCommit : public std::enable_shared_from_this<PendingCommit> {
   // What the commit sends and what it completes.
   struct Parts {
     std::shared_ptr<Engine> engine;
-    OwnedMutations mutations;
-    ReadConflictRanges readConflicts;
-    WriteConflictRanges writeConflicts;
+    // The transaction's, valid until drop() (see above).
+    const WriteMap* writes = nullptr;
+    const ReadConflictRanges* readConflicts = nullptr;
+    const WriteConflictRanges* writeConflicts = nullptr;
     // 0: a fresh one when it is sent (a transaction without a read version takes one just
     // before its commit leaves).
     int64_t readVersion = 0;
@@ -100,8 +84,9 @@ class PendingCommit : public std::enable_shared_from_this<PendingCommit> {
   // Sends the commit unless it was dropped or sent already, and completes its outcome.
   void send();
   // Drops the commit unless it was sent: nothing is written, and its outcome, versionstamp
-  // and watches fail with `error`.
-  void drop(const Error& error);
+  // and watches fail with error `code` saying `why` (made only then: dropping a commit sent
+  // already costs nothing).
+  void drop(int code, std::string_view why);
 
   // The version it committed at, -1 before (and after a failure).
   int64_t committedVersion() const { return committedVersion_.load(std::memory_order_acquire); }
@@ -111,13 +96,13 @@ class PendingCommit : public std::enable_shared_from_this<PendingCommit> {
   }
 
  private:
-  enum class State { kWaiting, kSent, kDropped };
+  enum class State : uint8_t { kWaiting, kSending, kSent, kDropped };
 
-  // drop(), when this thread already moved state_ to kDropped (`decided`) or still must.
-  void drop(const Error& error, bool decided);
+  // Fails the outcome, versionstamp and watches. REQUIRES: this thread moved state_ to kDropped.
+  void fail(const Error& error);
 
-  std::mutex mutex_;
-  State state_ = State::kWaiting;  // guarded by mutex_
+  // Moved out of kWaiting once, by send() or drop(); drop() waits while it is kSending.
+  std::atomic<State> state_{State::kWaiting};
   // Read and written by the one thread that moved state_ out of kWaiting.
   Parts parts_;
   WeakPromise<void> outcome_{std::weak_ptr<detail::FutureState<void>>()};

@@ -20,7 +20,11 @@ namespace fdb {
 
 namespace detail {
 
-struct NotReady {};
+// A state not ready yet: a lazy one's starter (Promise::setStarter) lives here, in room the
+// variant has anyway (an Error is larger), until it runs or the state completes.
+struct NotReady {
+  std::function<void()> start;
+};
 struct Done {};  // the value of a completed Future<void>
 
 template <typename T>
@@ -45,14 +49,13 @@ class FutureState {
     {
       std::lock_guard lock(mutex_);
       if (ready_.load(std::memory_order_relaxed)) return;  // the first completion wins
+      if (hasStarter_.load(std::memory_order_relaxed)) {   // it never ran
+        hasStarter_.store(false, std::memory_order_relaxed);
+        unstarted.swap(std::get<NotReady>(outcome_).start);
+      }
       outcome_ = std::move(outcome);
       ready_.store(true, std::memory_order_release);
       callbacks.swap(callbacks_);
-      if (hasStarter_.load(std::memory_order_relaxed)) {  // it never ran: not a callback
-        hasStarter_.store(false, std::memory_order_relaxed);
-        unstarted.swap(callbacks.front());
-        callbacks.erase(callbacks.begin());
-      }
     }
     ready_.notify_all();
     for (auto& callback : callbacks) callback();
@@ -70,7 +73,7 @@ class FutureState {
   // that asks for the outcome, unless the state completes first. REQUIRES: nobody else sees
   // the state yet.
   void setStarter(std::function<void()> start) {
-    callbacks_.insert(callbacks_.begin(), std::move(start));
+    std::get<NotReady>(outcome_).start = std::move(start);
     hasStarter_.store(true, std::memory_order_release);
   }
 
@@ -137,20 +140,19 @@ class FutureState {
       std::lock_guard lock(mutex_);
       if (!hasStarter_.load(std::memory_order_relaxed)) return;
       hasStarter_.store(false, std::memory_order_relaxed);
-      start.swap(callbacks_.front());
-      callbacks_.erase(callbacks_.begin());
+      start.swap(std::get<NotReady>(outcome_).start);
     }
     start();
   }
 
   mutable std::mutex mutex_;
   std::atomic<bool> ready_{false};  // set (release) after outcome_ is written
-  // Whether callbacks_ starts with a lazy state's starter (until it runs or the state
-  // completes), not a callback: kept there, and the flag in ready_'s padding, so that lazy
-  // states cost no bytes (every size of state is a thread-local block cache of its own).
+  // Whether outcome_ (NotReady) holds a lazy state's starter. With the flag in ready_'s
+  // padding and the starter in the variant, lazy states cost no bytes (every size of state is
+  // a thread-local block cache of its own) and no allocation.
   mutable std::atomic<bool> hasStarter_{false};
-  std::variant<NotReady, Stored, Error> outcome_;
-  mutable std::vector<std::function<void()>> callbacks_;  // guarded by mutex_
+  mutable std::variant<NotReady, Stored, Error> outcome_;  // the starter: guarded by mutex_
+  std::vector<std::function<void()>> callbacks_;           // guarded by mutex_
 };
 
 }  // namespace detail
