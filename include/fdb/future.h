@@ -3,7 +3,9 @@
 // Every read of the client API returns a Future. get() blocks until the result is there
 // and returns it, or throws the operation's fdb::Error. Pipelining is issuing several
 // operations before waiting on the first. On the in-memory engine a read completes on the
-// caller's thread, so its future is born ready.
+// caller's thread, so its future is born ready. Some futures are lazy: their operation starts
+// when their outcome is first asked for (get, isReady, error or onReady), as a commit that
+// waits to be sent does (docs/semantics.md, "When a commit is sent").
 //
 //   fdb::Future<std::optional<fdb::Bytes>> a = tr.get("a");
 //   fdb::Future<std::optional<fdb::Bytes>> b = tr.get("b");   // issued before a is waited on
@@ -125,6 +127,14 @@ class Promise {
   WeakPromise<T> weaken() const { return WeakPromise<T>(state_); }
 
   Future<T> future() const { return Future<T>(state_); }
+
+  // Makes the future lazy, for an operation that waits to be started: `start` runs once, on
+  // the first thread that asks for the outcome (get, isReady, error, onReady), before that
+  // thread looks, and is to complete this promise (then or later). It never runs if the
+  // promise is completed first, or if every Future is dropped first. It must not hold this
+  // Promise (hold a WeakPromise: the future's state owns `start`). Call before handing out
+  // the future.
+  void setStarter(std::function<void()> start) { state_->setStarter(std::move(start)); }
 
   template <typename U = T>
   requires(!std::is_void_v<U>) void setValue(U value) {

@@ -121,6 +121,10 @@ class Transaction {
   void setOption(TransactionOption option, int64_t value);
   void setOption(TransactionOption option, std::string_view value);
 
+  // Commits the writes. A transaction without a read version yet (a blind write) sends its
+  // commit only when the future's outcome is first asked for; destroying, resetting or
+  // cancelling the transaction before that means nothing is written (docs/semantics.md, "When
+  // a commit is sent").
   Future<void> commit();
   // The 10-byte versionstamp this transaction commits with: ready after a successful
   // commit; fails with 2021 if it commits read-only, 2020 if the commit fails, 1025 if the

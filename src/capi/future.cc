@@ -12,8 +12,21 @@ void FDB_future::unref() {
   }
 }
 
+void FDB_future::startIfLazy() {
+  if (pending_ == nullptr || !pending_->hasStarter.load(std::memory_order_acquire)) return;
+  std::function<void()> start;
+  {
+    std::lock_guard lock(pending_->mutex);
+    if (!pending_->hasStarter.load(std::memory_order_relaxed)) return;
+    pending_->hasStarter.store(false, std::memory_order_relaxed);
+    start.swap(pending_->starter);
+  }
+  start();
+}
+
 bool FDB_future::settle(fdb_error_t error, Result* result,
                         std::vector<std::pair<FDBCallback, void*>>* callbacks) {
+  std::function<void()> unstarted;  // released after the lock
   {
     std::lock_guard lock(pending_->mutex);
     if (ready_.load(std::memory_order_relaxed)) return false;
@@ -21,6 +34,10 @@ bool FDB_future::settle(fdb_error_t error, Result* result,
     if (result != nullptr) result_ = std::move(*result);
     callbacks->swap(pending_->callbacks);
     ready_.store(true, std::memory_order_release);
+    if (pending_->hasStarter.load(std::memory_order_relaxed)) {
+      pending_->hasStarter.store(false, std::memory_order_relaxed);
+      unstarted.swap(pending_->starter);
+    }
   }
   // Waiters cannot free the future meanwhile: a pending completion holds a reference.
   ready_.notify_all();
@@ -45,9 +62,15 @@ void FDB_future::failUnshared(fdb_error_t error) {
   ready_.store(true, std::memory_order_release);
 }
 
-bool FDB_future::isReady() const { return ready_.load(std::memory_order_acquire); }
+bool FDB_future::isReady() {
+  if (ready_.load(std::memory_order_acquire)) return true;
+  startIfLazy();
+  return ready_.load(std::memory_order_acquire);
+}
 
 fdb_error_t FDB_future::blockUntilReady() {
+  if (ready_.load(std::memory_order_acquire)) return 0;
+  startIfLazy();
   if (ready_.load(std::memory_order_acquire)) return 0;
   // Completions run on the network thread: waiting there would wait forever.
   if (fdb::capi::Network::onNetworkThread()) return 2026;  // blocked_from_network_thread
@@ -56,6 +79,7 @@ fdb_error_t FDB_future::blockUntilReady() {
 }
 
 fdb_error_t FDB_future::setCallback(FDBCallback callback, void* parameter) {
+  startIfLazy();  // asking starts a lazy operation: it may complete here and now
   if (!ready_.load(std::memory_order_acquire)) {  // so it is pending (born-ready ones are not)
     std::lock_guard lock(pending_->mutex);
     if (!ready_.load(std::memory_order_relaxed)) {
@@ -67,7 +91,8 @@ fdb_error_t FDB_future::setCallback(FDBCallback callback, void* parameter) {
   return 0;
 }
 
-fdb_error_t FDB_future::error() const {
+fdb_error_t FDB_future::error() {
+  startIfLazy();
   if (!ready_.load(std::memory_order_acquire)) return 2015;  // future_not_set
   return error_;
 }

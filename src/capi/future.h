@@ -123,15 +123,16 @@ struct FDB_future {
   }
   void failUnshared(fdb_error_t error);
 
-  // fdb_future_* behaviour.
-  bool isReady() const;
+  // fdb_future_* behaviour. Each of isReady, blockUntilReady, setCallback, error and get
+  // asks for the outcome (starting a lazy future's operation).
+  bool isReady();
   // 0 when ready; blocked_from_network_thread (2026) when called on the network thread for
   // a future that is not ready.
   fdb_error_t blockUntilReady();
   // Runs `callback` now if ready, else once on completion.
   fdb_error_t setCallback(FDBCallback callback, void* parameter);
   // 0, the stored error, or future_not_set (2015).
-  fdb_error_t error() const;
+  fdb_error_t error();
   // Cancels a pending operation: the future becomes operation_cancelled (1101).
   void cancel();
   void releaseMemory();
@@ -142,7 +143,10 @@ struct FDB_future {
   // get racing fdb_future_release_memory is the caller's error, as in FoundationDB.
   template <typename T, typename Read>
   fdb_error_t get(Read read) {
-    if (!ready_.load(std::memory_order_acquire)) return 2015;  // future_not_set
+    if (!ready_.load(std::memory_order_acquire)) {
+      startIfLazy();
+      if (!ready_.load(std::memory_order_acquire)) return 2015;  // future_not_set
+    }
     if (error_ != 0) return error_;
     if (released_.load(std::memory_order_relaxed)) return 1102;  // future_released
     T* value = std::get_if<T>(&result_);
@@ -158,6 +162,15 @@ struct FDB_future {
   // What cancels the underlying operation (set before the future is handed out).
   // REQUIRES: makePending() was called.
   void setCanceller(std::function<void()> canceller) { pending_->canceller = std::move(canceller); }
+  // Makes the future lazy, for an operation that waits to be started (a commit not sent yet:
+  // docs/capi.md, "Futures"): `start` runs once, on the first thread that asks for the outcome
+  // (fdb_future_is_ready, _block_until_ready, _set_callback, _get_error or a getter), before
+  // that thread looks; never if the future is cancelled or destroyed first.
+  // REQUIRES: makePending() was called, before the future is handed out.
+  void setStarter(std::function<void()> start) {
+    pending_->starter = std::move(start);
+    pending_->hasStarter.store(true, std::memory_order_release);
+  }
 
  private:
   ~FDB_future() = default;
@@ -167,7 +180,12 @@ struct FDB_future {
     std::mutex mutex;
     std::vector<std::pair<FDBCallback, void*>> callbacks;  // guarded by mutex
     std::function<void()> canceller;
+    std::atomic<bool> hasStarter{false};
+    std::function<void()> starter;  // guarded by mutex, until it runs or the future settles
   };
+
+  // Runs a lazy future's starter, once, outside the lock.
+  void startIfLazy();
 
   // Converts to the value `make()` returns, so that emplacing it builds the value in place.
   template <typename Make>
@@ -201,6 +219,10 @@ FDBFuture* wrap(fdb::Future<T> future, Convert convert);
 // with convert(T).
 template <typename T, typename Convert>
 void completeLater(FDB_future* cell, fdb::Future<T> future, Convert convert);
+// The same for a lazy `future` (fdb::Promise::setStarter): `cell` is lazy too, and asking it
+// asks `future`; an outcome there at once fills the cell at once, on the asking thread.
+template <typename T, typename Convert>
+void completeWhenAsked(FDB_future* cell, fdb::Future<T> future, Convert convert);
 
 // A future that is already failed with `error`.
 FDBFuture* failedFuture(fdb_error_t error);
@@ -217,32 +239,61 @@ namespace fdb::capi {
 
 void postToNetwork(std::function<void()> task, std::function<void()> drop);  // network.h
 
+namespace detail {
+
+// Fills the shared `cell` from the ready `done`: convert(T), or its error. Takes the value
+// (moved out when nothing else holds the operation's future).
 template <typename T, typename Convert>
-void completeLater(FDB_future* cell, fdb::Future<T> future, Convert convert) {
-  // Takes the value (moved out when nothing else holds the operation's future).
-  auto fill = [cell, convert](fdb::Future<T> done) {
-    try {
-      if constexpr (std::is_void_v<T>) {
-        done.get();
-        cell->complete(Result{});
-      } else {
-        cell->complete(convert(std::move(done).get()));
-      }
-    } catch (...) {
-      cell->fail(currentErrorCode());
+void fill(FDB_future* cell, fdb::Future<T> done, const Convert& convert) {
+  try {
+    if constexpr (std::is_void_v<T>) {
+      done.get();
+      cell->complete(Result{});
+    } else {
+      cell->complete(convert(std::move(done).get()));
     }
-  };
-  cell->makePending();
+  } catch (...) {
+    cell->fail(currentErrorCode());
+  }
+}
+
+// Fills `cell` once `future` is ready, on the network thread, where FoundationDB's clients
+// expect completions. REQUIRES: makePending() was called.
+template <typename T, typename Convert>
+void fillOnNetworkThread(FDB_future* cell, fdb::Future<T> future, Convert convert) {
   cell->ref();  // owned by the pending completion too
-  cell->setCanceller([future] { future.cancel(); });
-  future.onReady([cell, future, fill] {
-    // Completions hop to the network thread, where FoundationDB's clients expect them.
+  future.onReady([cell, future, convert] {
     postToNetwork(
-        [cell, future, fill]() mutable {
-          fill(std::move(future));
+        [cell, future, convert]() mutable {
+          fill(cell, std::move(future), convert);
           cell->unref();
         },
         [cell] { cell->unref(); });
+  });
+}
+
+}  // namespace detail
+
+template <typename T, typename Convert>
+void completeLater(FDB_future* cell, fdb::Future<T> future, Convert convert) {
+  cell->makePending();
+  cell->setCanceller([future] { future.cancel(); });
+  detail::fillOnNetworkThread(cell, std::move(future), std::move(convert));
+}
+
+template <typename T, typename Convert>
+void completeWhenAsked(FDB_future* cell, fdb::Future<T> future, Convert convert) {
+  cell->makePending();
+  // No canceller: cancelling the cell first drops the starter, the only holder of `future`,
+  // and an operation whose future nobody holds is never started. (Once started, the cell
+  // fails with 1101 at once all the same.) The starter lives in the cell, so it holds no
+  // reference to it: whoever asks holds one.
+  cell->setStarter([cell, future, convert] {
+    if (future.isReady()) {  // asking started the operation, and it completed at once
+      detail::fill(cell, future, convert);
+    } else {
+      detail::fillOnNetworkThread(cell, future, convert);
+    }
   });
 }
 

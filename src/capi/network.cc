@@ -21,8 +21,11 @@ constexpr std::array kIntNetworkOptions = {31, 32, 50, 51, 65, 82, 83};
 }  // namespace
 
 Network& Network::instance() {
-  static Network network;
-  return network;
+  // Never destroyed: a process may exit() while fdb_run_network still waits on another thread
+  // (bindings' test harnesses do), and destroying the condition variable that thread waits on
+  // blocks exit() for good (docs/capi.md, "The network").
+  static Network* const network = new Network;
+  return *network;
 }
 
 fdb_error_t Network::setOption(FDBNetworkOption option, const uint8_t* /*value*/, int length) {

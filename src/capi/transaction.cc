@@ -75,7 +75,8 @@ FDBFuture* guarded(FDBTransaction* tr, Operation operation) {
 }
 
 // An engine operation's Completion that fills a C future cell with convert(value): at once
-// when the outcome is there (born ready, no fdb::Future made), else from the network thread.
+// when the outcome is there (born ready, no fdb::Future made), else from the network thread,
+// or, for an operation that waits to be started, when the cell is first asked.
 template <typename T, typename Convert>
 class CellCompletion final : public EngineTransaction::Completion<T> {
  public:
@@ -96,6 +97,10 @@ class CellCompletion final : public EngineTransaction::Completion<T> {
   }
   void later(fdb::Future<T> future) override {
     fdb::capi::completeLater(cell_, std::move(future), convert_);
+    settled_ = true;
+  }
+  void deferred(fdb::Future<T> future) override {
+    fdb::capi::completeWhenAsked(cell_, std::move(future), convert_);
     settled_ = true;
   }
   bool settled() const { return settled_; }

@@ -244,13 +244,20 @@ void Engine::resolveLocked(const CommitRequest& request, int64_t version) {
                 fmt::format("read version {} is more than {} versions older than commit version {}",
                             request.readVersion, kMvccWindowVersions, version));
   }
-  for (KeyRangeView range : request.readConflicts) {
-    if (history_.conflicts(range.begin, range.end, request.readVersion)) {
-      ++conflicts_;
-      throw Error(errors::kNotCommitted,
-                  fmt::format("a write committed after read version {} intersects [{}, {})",
-                              request.readVersion, printable(range.begin), printable(range.end)));
-    }
+  std::optional<KeyRangeView> firstConflict;
+  for (size_t i = 0; i < request.readConflicts.size(); ++i) {
+    KeyRangeView range = request.readConflicts[i];
+    if (!history_.conflicts(range.begin, range.end, request.readVersion)) continue;
+    if (!firstConflict) firstConflict = range;
+    if (request.conflictingReadRanges == nullptr) break;
+    request.conflictingReadRanges->push_back(i);
+  }
+  if (firstConflict) {
+    ++conflicts_;
+    throw Error(errors::kNotCommitted,
+                fmt::format("a write committed after read version {} intersects [{}, {})",
+                            request.readVersion, printable(firstConflict->begin),
+                            printable(firstConflict->end)));
   }
 }
 

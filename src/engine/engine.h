@@ -199,6 +199,9 @@ struct CommitRequest {
   KeyRangesView readConflicts;
   KeyRangesView writeConflicts;
   std::span<const Mutation> mutations;
+  // REPORT_CONFLICTING_KEYS: when set, a commit that fails with not_committed first lists here
+  // the index of every read conflict range that met a later write, not just the first.
+  std::vector<size_t>* conflictingReadRanges = nullptr;
 };
 
 struct EngineStats {
@@ -331,7 +334,8 @@ class Engine {
 
   // The commit pipeline's stages (commit() runs them in order). REQUIRES: commitMutex_ held.
   // The resolver: throws 1007 when the read version is more than the MVCC window older than
-  // `version`, 1020 when a read conflict range meets a later write.
+  // `version`, 1020 when a read conflict range meets a later write (after listing them all in
+  // request.conflictingReadRanges when it is set).
   void resolveLocked(const CommitRequest& request, int64_t version);
   // Applies the mutations at `version`, through the durable hook's log and base in durable
   // mode. A durable commit that fails here stays hidden and stops the engine's commits.

@@ -53,14 +53,6 @@ std::optional<size_t> versionstampOffset(std::string_view operand) {
   return offset;
 }
 
-// The 10-byte versionstamp of a commit at `version`: the version big-endian, then the
-// batch order (0: the engine commits one transaction per batch).
-Bytes versionstampOf(int64_t version) {
-  Bytes stamp(10, '\0');
-  for (int i = 0; i < 8; ++i) stamp[i] = static_cast<char>((version >> (56 - 8 * i)) & 0xff);
-  return stamp;
-}
-
 }  // namespace
 
 EngineTransaction::EngineTransaction(std::shared_ptr<Engine> engine,
@@ -75,20 +67,16 @@ EngineTransaction::EngineTransaction(std::shared_ptr<Engine> engine,
 static_assert(sizeof(EngineTransaction) <= 1024);
 
 EngineTransaction::~EngineTransaction() {
-  // Destroying a transaction cancels it: what waits on it fails with 1025.
-  if (cancelled_) cancelled_->store(true);
+  // Destroying a transaction cancels it: what waits on it fails with 1025, and a commit not
+  // sent yet never is.
   clearAttempt("the transaction was destroyed");
 }
 
 // ---- State machine ------------------------------------------------------------------
 
 std::optional<Error> EngineTransaction::blockingError(bool allowedAfterCommit) {
+  fireTimeoutIfDue();
   if (poisonCode_ != 0) return poisonError();
-  if (options_.timeoutMillis > 0 &&
-      engine_->clock().coarseMicros() - startMicros_ >= options_.timeoutMillis * 1000) {
-    poison(errors::kTransactionTimedOut, "the transaction's timeout expired");
-    return poisonError();
-  }
   if (commitCalled_ && !allowedAfterCommit) {
     const char* reason = "the transaction was used after commit()";
     if (options_.usedDuringCommitProtectionDisable) {
@@ -113,9 +101,19 @@ bool EngineTransaction::acceptWrite() {
   return true;
 }
 
+void EngineTransaction::fireTimeoutIfDue() {
+  if (poisonCode_ == 0 && options_.timeoutMillis > 0 &&
+      engine_->clock().coarseMicros() - startMicros_ >= options_.timeoutMillis * 1000) {
+    poison(errors::kTransactionTimedOut, "the transaction's timeout expired");
+  }
+}
+
 void EngineTransaction::poison(int code, const char* reason) {
+  if (poisonCode_ != 0) return;  // the first poison stays
   poisonCode_ = code;
   poisonReason_ = reason;
+  // A commit not sent yet fails with it, as FoundationDB's waits on the reset promise.
+  if (pendingCommit_) pendingCommit_->drop(poisonCode_, poisonReason_);
 }
 
 Error EngineTransaction::poisonError() const { return Error(poisonCode_, poisonReason_); }
@@ -135,6 +133,19 @@ int64_t EngineTransaction::readVersion() {
     readVersion_ = engine_->getReadVersion();
   }
   return *readVersion_;
+}
+
+void EngineTransaction::noteReadFailure(const Error& error) {
+  switch (error.code()) {
+    // Checked before FoundationDB starts the read (its fdb_c.cpp and getRange's argument
+    // checks), so the read is not among those the commit waits for.
+    case errors::kClientInvalidOperation:  // streaming mode or iteration
+    case errors::kKeyOutsideLegalRange:
+    case errors::kRangeLimitsInvalid:
+    case errors::kExactModeWithoutLimits: return;
+    default:
+      if (readErrorCode_ == 0) readErrorCode_ = error.code();
+  }
 }
 
 void EngineTransaction::beginOperation() {
@@ -230,6 +241,20 @@ void EngineTransaction::addWriteConflict(std::string_view begin, std::string_vie
 }
 
 void EngineTransaction::clearAttempt(std::string_view why) {
+  // Operations still in flight on the simulated network belong to this attempt: they fail
+  // with 1025 (a new flag serves the next attempt).
+  if (cancelled_) {
+    cancelled_->store(true);
+    cancelled_.reset();
+  }
+  if (pendingCommit_) {
+    pendingCommit_->drop(errors::kTransactionCancelled, why);
+    // A retry keeps what the commit reported (reset() drops it after this).
+    if (const ConflictingKeys* reported = pendingCommit_->conflictingKeys()) {
+      conflictingKeys_ = std::make_unique<ConflictingKeys>(*reported);
+    }
+    pendingCommit_.reset();
+  }
   if (!pendingWatches_.empty() || versionstamp_) {
     Error pendingError(errors::kTransactionCancelled, std::string(why));
     for (PendingWatch& watch : pendingWatches_) watch.promise.setError(pendingError);
@@ -246,6 +271,8 @@ void EngineTransaction::clearAttempt(std::string_view why) {
   writeConflicts_.clear();
   approximateSize_ = 0;
   deferredError_.reset();
+  readErrorCode_ = 0;
+  readsDoneAt_ = 0;
   poisonCode_ = 0;
   commitCalled_ = false;
   hasReadOrWritten_ = false;
@@ -253,8 +280,8 @@ void EngineTransaction::clearAttempt(std::string_view why) {
 }
 
 void EngineTransaction::reset() {
-  if (cancelled_ && cancelled_->load()) cancelled_.reset();
   clearAttempt("the transaction was reset");
+  conflictingKeys_.reset();
   options_ = TransactionOptions::fromDefaults(settings_->transactionDefaults());
   retries_ = 0;
   backoffSeconds_ = kInitialBackoffSeconds;
@@ -263,6 +290,7 @@ void EngineTransaction::reset() {
 
 void EngineTransaction::cancel() {
   if (cancelled_) cancelled_->store(true);
+  fireTimeoutIfDue();  // a timeout that fired before stays the poison
   poison(errors::kTransactionCancelled, "the transaction was cancelled");
   if (!pendingWatches_.empty() || versionstamp_) {
     Error cancelled = poisonError();
@@ -333,6 +361,8 @@ void EngineTransaction::setOption(int code, std::optional<std::string_view> valu
   if (!isKnownTransactionOption(code)) {
     throw Error(errors::kInvalidOption, fmt::format("unknown transaction option {}", code));
   }
+  // Changing the timeout cannot undo one that has fired already.
+  fireTimeoutIfDue();
   if (poisonCode_ != 0) return;
   try {
     applyTransactionOption(options_, code, value,
@@ -532,7 +562,13 @@ Future<void> EngineTransaction::watch(std::string_view key) {
       throw Error(kTooManyWatches, "too many watches are outstanding on this database");
     }
     // The value the watch compares with is what this transaction sees now (a serializable
-    // read: it adds a read conflict on the key).
+    // read: it adds a read conflict on the key). The commit does not wait for this read
+    // (FoundationDB's watch adds a future of its own that never fails to those it waits for).
+    struct KeepReadError {
+      EngineTransaction* tr;
+      int code = tr->readErrorCode_;
+      ~KeepReadError() { tr->readErrorCode_ = code; }
+    } keepReadError{this};
     std::optional<Bytes> expected = get(key, /*snapshot=*/false).get();
     Promise<void> promise;
     pendingWatches_.push_back(PendingWatch{Bytes(key), std::move(expected), promise.weaken()});
@@ -570,12 +606,18 @@ auto EngineTransaction::commitTo(Out out) {
   if (std::optional<Error> e = blockingError(false)) return out.fail(*e);
   commitCalled_ = true;
   beginOperation();
+  // The special key space's modules commit first (SpecialKeySpace::commit).
+  std::optional<Error> specialKeysFailure = specialKeysCommitError();
+  if (!specialKeysFailure && readErrorCode_ != 0) {
+    // Then it waited for the read that failed (docs/semantics.md, "Commits" step 1); it never
+    // reached the resolver, so its versionstamp and watches wait for a reset like any other.
+    operationReadyAt_ = std::max(operationReadyAt_, readsDoneAt_);
+    return out.failDelivered(Error(readErrorCode_));
+  }
   std::optional<Promise<Bytes>> versionstamp = std::move(versionstamp_);
   versionstamp_.reset();
   std::vector<PendingWatch> watches = std::move(pendingWatches_);
   pendingWatches_.clear();
-  // The special key space's modules commit first (SpecialKeySpace::commit).
-  std::optional<Error> specialKeysFailure = specialKeysCommitError();
 
   if (!specialKeysFailure && writes_.empty() && writeConflicts_.empty()) {  // read-only
     if (versionstamp) {
@@ -594,14 +636,30 @@ auto EngineTransaction::commitTo(Out out) {
       throw Error(errors::kTransactionTooLarge,
                   fmt::format("{} bytes exceed the limit of {}", size, options_.sizeLimit));
     }
+    const bool hadReadVersion = readVersion_.has_value();
     CommitRequest request;
     request.readVersion = readVersion();
+    roundTrip(RoundTripKind::kCommit);
+    if (commitMustWait(hadReadVersion)) {
+      return out.deferred(deferCommit(hadReadVersion ? request.readVersion : 0,
+                                      std::move(versionstamp), std::move(watches)));
+    }
     request.selfConflict = !options_.causalWriteRisky;
     request.readConflicts = readConflicts_;
     request.writeConflicts = writeConflicts_;
     request.mutations = writes_.mutations();
-    roundTrip(RoundTripKind::kCommit);
-    commitWithFaults(request);
+    std::vector<size_t> conflicting;
+    if (options_.reportConflictingKeys) request.conflictingReadRanges = &conflicting;
+    try {
+      committedVersion_ = commitWithFaults(*engine_, request, options_.automaticIdempotency);
+    } catch (const Error& e) {
+      if (e.code() == errors::kNotCommitted) {
+        // Read-your-writes sends its read conflict ranges merged; without it they go as added.
+        conflictingKeys_ = std::make_unique<ConflictingKeys>(ConflictingKeys::reported(
+            readConflicts_, conflicting, !options_.readYourWritesDisabled));
+      }
+      throw;
+    }
   } catch (const Error& e) {
     // The versionstamp's outcome arrives with the commit's, not before it.
     if (versionstamp) {
@@ -627,24 +685,42 @@ auto EngineTransaction::commitTo(Out out) {
 Future<void> EngineTransaction::commit() { return commitTo(AsFuture<void>{this}); }
 void EngineTransaction::commit(Completion<void>& done) { commitTo(ToCompletion<void>{this, done}); }
 
-void EngineTransaction::commitWithFaults(const CommitRequest& request) {
-  // With automatic idempotency the client learns, through the commit's idempotency id,
-  // whether a commit with an unknown result took effect, and reports that instead.
-  const bool resolveUnknown = options_.automaticIdempotency;
-  switch (engine_->faults().commitFault()) {
-    case FaultInjector::CommitFault::kNone: committedVersion_ = engine_->commit(request); return;
-    case FaultInjector::CommitFault::kNotCommitted:
-      throw Error(errors::kNotCommitted, "injected fault");
-    case FaultInjector::CommitFault::kUnknownNotCommitted:
-      if (resolveUnknown)
-        throw Error(errors::kNotCommitted, "injected fault, resolved by idempotency id");
-      throw Error(errors::kCommitUnknownResult, "injected fault (not committed)");
-    case FaultInjector::CommitFault::kUnknownCommitted:
-      committedVersion_ = engine_->commit(request);
-      if (resolveUnknown) return;
-      committedVersion_ = -1;
-      throw Error(errors::kCommitUnknownResult, "injected fault (committed)");
+int64_t EngineTransaction::getCommittedVersion() {
+  return pendingCommit_ ? pendingCommit_->committedVersion() : committedVersion_;
+}
+
+bool EngineTransaction::commitMustWait(bool hadReadVersion) const {
+  if (!hadReadVersion) return true;
+  // With simulated delay: until the read version and every read have arrived.
+  return operationReadyAt_ != 0 &&
+         std::max(readVersionReadyAt_, readsDoneAt_) > engine_->clock().nowMicros();
+}
+
+Future<void> EngineTransaction::deferCommit(int64_t readVersion,
+                                            std::optional<Promise<Bytes>> versionstamp,
+                                            std::vector<PendingWatch> watches) {
+  PendingCommit::Parts parts;
+  parts.engine = engine_;
+  // Left as they are until the commit is dropped (clearAttempt) or sent.
+  parts.writes = &writes_;
+  parts.readConflicts = &readConflicts_;
+  parts.writeConflicts = &writeConflicts_;
+  parts.readVersion = readVersion;
+  parts.selfConflict = !options_.causalWriteRisky;
+  parts.automaticIdempotency = options_.automaticIdempotency;
+  parts.reportConflictingKeys = options_.reportConflictingKeys;
+  parts.readConflictsMerged = !options_.readYourWritesDisabled;
+  if (options_.timeoutMillis > 0)
+    parts.timeoutDeadline = startMicros_ + options_.timeoutMillis * 1000;
+  if (operationReadyAt_ != 0) {
+    if (!cancelled_) cancelled_ = std::make_shared<std::atomic<bool>>(false);
+    parts.readyAt = operationReadyAt_;
+    parts.cancelled = cancelled_;
   }
+  parts.versionstamp = std::move(versionstamp);
+  parts.watches = std::move(watches);
+  pendingCommit_ = std::make_shared<PendingCommit>(std::move(parts));
+  return pendingCommit_->future();
 }
 
 }  // namespace fdb::engine

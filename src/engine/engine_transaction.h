@@ -16,9 +16,11 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "engine/conflicting_keys.h"
 #include "engine/database_settings.h"
 #include "engine/engine.h"
 #include "engine/known_ranges.h"
+#include "engine/pending_commit.h"
 #include "engine/special_keys.h"
 #include "engine/transaction_options.h"
 #include "engine/write_map.h"
@@ -50,7 +52,7 @@ class EngineTransaction final : public TransactionBackend {
   void setOption(int code, std::optional<std::string_view> value) override;
   Future<Bytes> getVersionstamp() override;
   Future<void> commit() override;
-  int64_t getCommittedVersion() override { return committedVersion_; }
+  int64_t getCommittedVersion() override;
   Future<int64_t> getApproximateSize() override;
   Future<void> onError(const Error& error) override;
   void reset() override;
@@ -59,9 +61,11 @@ class EngineTransaction final : public TransactionBackend {
 
   // Where an operation's outcome goes for a caller that completes a future of its own (the
   // C library, src/capi/), so that no fdb::Future is made only to be converted: value() or
-  // error() at once when nothing holds the outcome back, else later() with the Future that
-  // completes once the simulated round trips are over. Exactly one of them is called, as
-  // the operation's last step.
+  // error() at once when nothing holds the outcome back, later() with the Future that
+  // completes once the simulated round trips are over, or deferred() with the lazy Future of
+  // an operation that waits to be started (a commit not sent yet, docs/semantics.md, "When a
+  // commit is sent"): asking that Future for its outcome starts it. Exactly one of them is
+  // called, as the operation's last step.
   template <typename T>
   class Completion {
    public:
@@ -69,6 +73,7 @@ class EngineTransaction final : public TransactionBackend {
     virtual void value(Value&& value) = 0;
     virtual void error(const Error& error) = 0;
     virtual void later(Future<T> future) = 0;
+    virtual void deferred(Future<T> future) = 0;
 
    protected:
     ~Completion() = default;
@@ -118,11 +123,6 @@ class EngineTransaction final : public TransactionBackend {
     Bytes beginStorage;
     Bytes endStorage;
   };
-  struct PendingWatch {
-    Bytes key;
-    std::optional<Bytes> expected;
-    WeakPromise<void> promise;
-  };
 
   // The error every future-returning operation must fail with now, if any.
   std::optional<Error> blockingError(bool allowedAfterCommit);
@@ -130,12 +130,24 @@ class EngineTransaction final : public TransactionBackend {
   // (poisoning it with used_during_commit).
   bool acceptWrite();
   void deferError(Error error);
+  // Poisons the transaction with `code` unless it is poisoned already (the first poison stays,
+  // as FoundationDB's reset promise keeps its first error).
   void poison(int code, const char* reason);
+  // The timeout's timer, checked when it matters: FoundationDB's fires at the deadline and
+  // poisons the transaction with 1031 (docs/semantics.md, "Transactions"), so anything that
+  // could see or change the timeout first applies a deadline already passed.
+  void fireTimeoutIfDue();
   Error poisonError() const;
   // The read version, fetched (one round trip) on first use.
   int64_t readVersion();
   // Starts timing a future-returning operation: its round trips add up from now.
   void beginOperation();
+  // `body` (a read's), recording how it ended for the commit: FoundationDB's commit waits for
+  // the transaction's reads and fails with the error of one that failed (docs/semantics.md,
+  // "Commits" step 1). An error about the read's own arguments fails only the read.
+  template <typename Body>
+  [[gnu::always_inline]] inline auto waitedForByCommit(Body& body);
+  void noteReadFailure(const Error& error);
   // Counts a round trip of `kind` for this transaction and the database, adds its
   // simulated delay to the operation, and applies the injected read faults.
   void roundTrip(RoundTripKind kind);
@@ -176,6 +188,14 @@ class EngineTransaction final : public TransactionBackend {
                             std::string_view endKey, const std::string_view* firstRow,
                             const std::string_view* lastRow, bool more, bool reverse,
                             const ResolvedRange& range);
+  // Whether a commit now must wait before it is sent (docs/semantics.md, "When a commit is
+  // sent"): the transaction took no read version before it, or, with simulated delay, the
+  // read version or a read is still on its way.
+  bool commitMustWait(bool hadReadVersion) const;
+  // Hands the commit over to a PendingCommit (pendingCommit_): its lazy outcome. A
+  // `readVersion` of 0 takes one when the commit is sent.
+  Future<void> deferCommit(int64_t readVersion, std::optional<Promise<Bytes>> versionstamp,
+                           std::vector<PendingWatch> watches);
   // The special key space [\xff\xff, \xff\xff\xff), answered without the database
   // (special_keys.h; transaction_special_keys.cc). readSpecialTo runs `body` with what the
   // special keys are read from, handing over its outcome as `out` says.
@@ -199,9 +219,6 @@ class EngineTransaction final : public TransactionBackend {
   // read-your-writes map merges them and the conflict ranges coalesced (commit_size.h), or,
   // where that cannot exceed the limit, the running estimate.
   int64_t commitSize() const;
-  // engine_->commit under the fault plan: may throw 1020 or 1021 (applied or not), or their
-  // resolution under automatic idempotency.
-  void commitWithFaults(const CommitRequest& request);
   // Clears everything an attempt accumulated (reset() and a retry share this); pending
   // watches and the versionstamp future fail with transaction_cancelled (1025), saying `why`.
   void clearAttempt(std::string_view why);
@@ -238,6 +255,9 @@ class EngineTransaction final : public TransactionBackend {
   // effective byte limit (-1: none).
   int64_t validateRange(KeySelectorRef begin, KeySelectorRef end,
                         const RangeOptions& options) const;
+  // What the last commit that failed with not_committed reported (none before one did).
+  const ConflictingKeys& conflictingKeys() const;
+
   // Whether reads remember what they learn of the database in known_ (not when read-your-writes
   // is off: such reads go to the database as they are).
   bool remembersReads() const { return !options_.readYourWritesDisabled; }
@@ -289,6 +309,8 @@ class EngineTransaction final : public TransactionBackend {
   // Set when cancelled (1025), timed out (1031) or used during commit (2017): every later
   // operation fails with it until reset. Kept as a code so that cancelling costs nothing.
   int poisonCode_ = 0;
+  // The first error of a read the commit waits for (waitedForByCommit), 0 when none failed.
+  int readErrorCode_ = 0;
   const char* poisonReason_ = "";
   bool commitCalled_ = false;
   bool hasReadOrWritten_ = false;
@@ -297,9 +319,17 @@ class EngineTransaction final : public TransactionBackend {
   // other yet: known_ learns them from there, when first needed (knownReads). Most
   // transactions never need it, and record nothing else for their reads.
   uint32_t conflictsLearnt_ = 0;
+  // Survives onError, not reset() (here, by the flags, to keep the object within 1024 bytes).
+  int retries_ = 0;
   int64_t committedVersion_ = -1;
+  // A commit that waits to be sent: dropped (1025, or the poison) when the transaction is
+  // destroyed, reset, retried or poisoned first. Null otherwise.
+  std::shared_ptr<PendingCommit> pendingCommit_;
   std::vector<PendingWatch> pendingWatches_;
   std::optional<Promise<Bytes>> versionstamp_;
+  // Replaced by every commit that fails with not_committed, kept by onError's retries (as
+  // FoundationDB's transaction state keeps them), dropped by reset(). Null while none.
+  std::unique_ptr<ConflictingKeys> conflictingKeys_;
   // Made by the first write to the special key space (rare: kept out of the object).
   std::unique_ptr<SpecialKeyWrites> specialKeyWrites_;
 
@@ -311,10 +341,11 @@ class EngineTransaction final : public TransactionBackend {
   // delayed operation (without delay nothing is ever in flight); a reset starts a new one.
   std::shared_ptr<std::atomic<bool>> cancelled_;
   int64_t readVersionReadyAt_ = 0;
+  // When the last read the commit waits for completes (0: none under way).
+  int64_t readsDoneAt_ = 0;
   RoundTrips trips_;
 
-  // Survive onError, not reset(): retries, backoff, and the timeout's start.
-  int retries_ = 0;
+  // Survive onError, not reset(): the backoff, the timeout's start (and retries_).
   double backoffSeconds_;
   int64_t startMicros_;
 };
@@ -390,6 +421,12 @@ struct EngineTransaction::AsFuture {
   [[gnu::always_inline]] inline Future<T> run(Body&& body) {
     return tr->deliver(guarded<T>(std::forward<Body>(body)));
   }
+  // run() for a read the commit waits for.
+  template <typename Body>
+  [[gnu::always_inline]] inline Future<T> runRead(Body&& body) {
+    return run(tr->waitedForByCommit(body));
+  }
+  Future<T> deferred(Future<T> lazy) { return lazy; }
 };
 
 template <typename T>
@@ -430,6 +467,28 @@ struct EngineTransaction::ToCompletion {
     }
     succeedDelivered(std::move(*value));
   }
+  template <typename Body>
+  [[gnu::always_inline]] inline void runRead(Body&& body) {
+    run(tr->waitedForByCommit(body));
+  }
+  void deferred(Future<T> lazy) { done.deferred(std::move(lazy)); }
 };
+
+template <typename Body>
+auto EngineTransaction::waitedForByCommit(Body& body) {
+  return [ this, &body ]() __attribute__((always_inline))->decltype(body()) {
+    // The read completes when its result is delivered: after the body's round trips.
+    struct Done {
+      EngineTransaction* tr;
+      ~Done() { tr->readsDoneAt_ = std::max(tr->readsDoneAt_, tr->operationReadyAt_); }
+    } done{this};
+    try {
+      return body();
+    } catch (const Error& e) {
+      noteReadFailure(e);
+      throw;
+    }
+  };
+}
 
 }  // namespace fdb::engine

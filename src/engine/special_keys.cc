@@ -198,6 +198,10 @@ std::vector<SpecialRow> rowsIn(const Span& span, const SpecialKeyReadContext& co
   add(kErrorMessageKey, [&] { return context.errorMessage; });
   add(kStatusJsonKey,
       [&] { return std::optional<Bytes>(statusJson(context.connection, context.engine)); });
+  // \xff\xff/transaction/... sorts after the keys above.
+  for (const KeyValue& row : context.conflictingKeys.rows()) {
+    add(row.key, [&row] { return std::optional<Bytes>(row.value); });
+  }
   return rows;
 }
 

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string_view>
 
+#include "engine/conflicting_keys.h"
 #include "engine/database_settings.h"
 #include "engine/engine.h"
 #include "fdb/bytes.h"
@@ -65,6 +66,7 @@ struct SpecialKeyReadContext {
   const ConnectionRecord& connection;
   Engine& engine;
   const std::optional<Bytes>& errorMessage;  // \xff\xff/error_message
+  const ConflictingKeys& conflictingKeys;    // \xff\xff/transaction/conflicting_keys/
   bool relaxed;                              // SPECIAL_KEY_SPACE_RELAXED: reads may cross modules
 };
 

@@ -133,6 +133,9 @@ void applyTransactionOption(TransactionOptions& options, int code,
         throw Error(errors::kInvalidOptionValue, "idempotency_id takes 16..255 bytes");
       }
       return;
+    case 712:  // report_conflicting_keys
+      options.reportConflictingKeys = true;
+      return;
     case 713:  // special_key_space_relaxed
       options.specialKeySpaceRelaxed = true;
       return;

@@ -20,6 +20,7 @@ struct TransactionOptions : TransactionDefaults {
   bool readSystemKeys = false;
   bool accessSystemKeys = false;
   bool specialKeySpaceEnableWrites = false;
+  bool reportConflictingKeys = false;
   bool specialKeySpaceRelaxed = false;  // special-key reads may cross modules
   bool debugIdentifierSet = false;
   int tags = 0;

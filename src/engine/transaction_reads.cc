@@ -217,7 +217,7 @@ auto EngineTransaction::getTo(std::string_view key, bool snapshot, Out out) {
   if (std::optional<Error> e = blockingError(false)) return out.fail(*e);
   hasReadOrWritten_ = true;
   beginOperation();
-  return out.run([&]() __attribute__((always_inline))->std::optional<Bytes> {
+  return out.runRead([&]() __attribute__((always_inline))->std::optional<Bytes> {
     // Only keys from "\xff" on (the system space: maxReadKey() is there too) take the
     // system checks.
     size_t readLimit = kReadKeySizeLimit;
@@ -270,7 +270,7 @@ Future<Bytes> EngineTransaction::getKey(KeySelectorRef selector, bool snapshot) 
   if (std::optional<Error> e = blockingError(false)) return Future<Bytes>::failed(*e);
   hasReadOrWritten_ = true;
   beginOperation();
-  return deliver(guarded<Bytes>([&] {
+  return AsFuture<Bytes>{this}.runRead([&] {
     if (selector.key > maxReadKey()) {
       throw Error(errors::kKeyOutsideLegalRange,
                   fmt::format("selector key '{}' is beyond the readable key space",
@@ -294,7 +294,7 @@ Future<Bytes> EngineTransaction::getKey(KeySelectorRef selector, bool snapshot) 
       }
     }
     return result;
-  }));
+  });
 }
 
 // ---- Range reads --------------------------------------------------------------------
@@ -443,7 +443,7 @@ auto EngineTransaction::getRangeTo(KeySelectorRef begin, KeySelectorRef end,
   if (std::optional<Error> e = blockingError(false)) return out.fail(*e);
   hasReadOrWritten_ = true;
   beginOperation();
-  return out.run([&] {
+  return out.runRead([&] {
     RangeResult result;
     const RangeRequest request(begin, end, options, validateRange(begin, end, options));
     if (request.empty) return result;

@@ -17,6 +17,14 @@ const std::optional<Bytes> kNoErrorMessage;
 
 // ---- Reads ----------------------------------------------------------------------------------
 
+const ConflictingKeys& EngineTransaction::conflictingKeys() const {
+  static const ConflictingKeys kNone;
+  if (pendingCommit_) {
+    if (const ConflictingKeys* reported = pendingCommit_->conflictingKeys()) return *reported;
+  }
+  return conflictingKeys_ ? *conflictingKeys_ : kNone;
+}
+
 // Special keys are answered by the client, at once: without a read version, and also after
 // commit() (only a poisoned transaction or a deferred error stops them, as FoundationDB's
 // special key space waits on nothing else).
@@ -28,7 +36,7 @@ auto EngineTransaction::readSpecialTo(Out out, Body body) {
     const ConnectionRecord connection = settings_->connectionRecord();
     const SpecialKeyReadContext context{
         connection, *engine_,
-        specialKeyWrites_ ? specialKeyWrites_->errorMessage() : kNoErrorMessage,
+        specialKeyWrites_ ? specialKeyWrites_->errorMessage() : kNoErrorMessage, conflictingKeys(),
         options_.specialKeySpaceRelaxed};
     return body(context);
   });

@@ -195,6 +195,46 @@ Future<void> watchFuture(const CApi& api, FDBFuture* f) {
   return future;
 }
 
+// ---- Commits ----------------------------------------------------------------------------
+//
+// FoundationDB stops a commit that is not sent yet when its future is destroyed or its
+// transaction goes first (docs/semantics.md, "When a commit is sent"). So the C future of a
+// commit is looked at only once the fdb::Future's outcome is asked for (a lazy future: looking
+// is what sends the commit of this project's libfdb_c); dropping every copy before that
+// destroys the C future, as a C client that drops a commit's future does.
+
+// Owns the C future until the fdb::Future's outcome is asked for.
+struct UnaskedCommit {
+  UnaskedCommit(const CApi& api, FDBFuture* future) : api(&api), future(future) {}
+  UnaskedCommit(const UnaskedCommit&) = delete;
+  UnaskedCommit& operator=(const UnaskedCommit&) = delete;
+  ~UnaskedCommit() {
+    if (future != nullptr) api->fdb_future_destroy(future);
+  }
+
+  const CApi* api;
+  FDBFuture* future;
+};
+
+Future<void> commitFuture(const CApi& api, FDBFuture* f) {
+  if (f == nullptr)
+    return Future<void>::failed(Error(kInternalError, "libfdb_c returned no future"));
+  Promise<void> promise;
+  auto unasked = std::make_shared<UnaskedCommit>(api, f);
+  promise.setStarter([unasked, outcome = promise.weaken()] {
+    Future<void> asked =
+        toFuture<EmptyReader>(*unasked->api, std::exchange(unasked->future, nullptr));
+    asked.onReady([asked, outcome] {
+      if (std::optional<Error> error = asked.error()) {
+        outcome.setError(*error);
+      } else {
+        outcome.setValue();
+      }
+    });
+  });
+  return promise.future();
+}
+
 }  // namespace
 
 FdbcTransaction::FdbcTransaction(const CApi& api, std::shared_ptr<FdbcDatabase> database,
@@ -321,7 +361,7 @@ Future<Bytes> FdbcTransaction::getVersionstamp() {
 
 Future<void> FdbcTransaction::commit() {
   if (wrote_) roundTrip(RoundTripKind::kCommit);  // a read-only commit stays in the client
-  return toFuture<EmptyReader>(api_, api_.fdb_transaction_commit(transaction_));
+  return commitFuture(api_, api_.fdb_transaction_commit(transaction_));
 }
 
 int64_t FdbcTransaction::getCommittedVersion() {

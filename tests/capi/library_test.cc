@@ -445,6 +445,78 @@ TEST_F(Capi, BlockingOnTheNetworkThreadIsRefused) {
   fdb_future_destroy(first);
 }
 
+// docs/semantics.md, "When a commit is sent": a transaction without a read version sends its
+// commit only when the commit's future is first asked about; destroying the transaction or
+// the future before that stops it.
+TEST_F(Capi, ACommitWithoutAReadVersionIsSentWhenItsFutureIsAsked) {
+  const std::string key = "blind", value = "v";
+  FDBTransaction* tr = transaction();
+  fdb_transaction_set(tr, u8(key), len(key), u8(value), len(value));
+  FDBFuture* f = fdb_transaction_commit(tr);
+  EXPECT_EQ(get(transaction(), key), std::nullopt);  // not sent yet
+  EXPECT_TRUE(fdb_future_is_ready(f));               // asking sends it: done at once
+  EXPECT_EQ(fdb_future_get_error(f), 0);
+  EXPECT_EQ(get(transaction(), key), value);
+  fdb_future_destroy(f);
+  // A callback asks too.
+  const std::string other = "called back";
+  FDBTransaction* tr2 = transaction();
+  fdb_transaction_set(tr2, u8(other), len(other), u8(value), len(value));
+  FDBFuture* f2 = fdb_transaction_commit(tr2);
+  CallbackRecord record;
+  ASSERT_EQ(fdb_future_set_callback(f2, CallbackRecord::record, &record), 0);
+  EXPECT_EQ(record.calls, 1);  // at once, on this thread
+  EXPECT_EQ(record.error, 0);
+  EXPECT_EQ(get(transaction(), other), value);
+  fdb_future_destroy(f2);
+}
+
+TEST_F(Capi, DestroyingTheTransactionOrTheFutureFirstStopsAnUnsentCommit) {
+  const std::string first = "first", second = "second", value = "v";
+  FDBTransaction* destroyed = nullptr;
+  ASSERT_EQ(fdb_database_create_transaction(db_, &destroyed), 0);
+  fdb_transaction_set(destroyed, u8(first), len(first), u8(value), len(value));
+  FDBFuture* kept = fdb_transaction_commit(destroyed);
+  fdb_transaction_destroy(destroyed);
+  EXPECT_EQ(wait(kept), 1025);  // transaction_cancelled
+  fdb_future_destroy(kept);
+
+  FDBTransaction* tr = transaction();
+  fdb_transaction_set(tr, u8(second), len(second), u8(value), len(value));
+  fdb_future_destroy(fdb_transaction_commit(tr));  // never asked
+  EXPECT_EQ(get(transaction(), first), std::nullopt);
+  EXPECT_EQ(get(transaction(), second), std::nullopt);
+}
+
+TEST_F(Capi, WithDelayAnUnsentCommitStillWaitsToBeAsked) {
+  FDBDatabase* db = openDelayed(500);
+  databases_.push_back(db);
+  const std::string key = "delayed", value = "v";
+  FDBTransaction* destroyed = nullptr;
+  ASSERT_EQ(fdb_database_create_transaction(db, &destroyed), 0);
+  fdb_transaction_set(destroyed, u8(key), len(key), u8(value), len(value));
+  FDBFuture* kept = fdb_transaction_commit(destroyed);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // ten times its round trips
+  fdb_transaction_destroy(destroyed);
+  CallbackRecord dropped;
+  ASSERT_EQ(fdb_future_set_callback(kept, CallbackRecord::record, &dropped), 0);
+  ASSERT_TRUE(dropped.waitForCall());
+  EXPECT_EQ(dropped.error, 1025);
+  fdb_future_destroy(kept);
+  EXPECT_EQ(get(transaction(db), key), std::nullopt);
+
+  FDBTransaction* tr = transaction(db);
+  fdb_transaction_set(tr, u8(key), len(key), u8(value), len(value));
+  FDBFuture* asked = fdb_transaction_commit(tr);
+  CallbackRecord landed;
+  ASSERT_EQ(fdb_future_set_callback(asked, CallbackRecord::record, &landed), 0);
+  ASSERT_TRUE(landed.waitForCall());
+  EXPECT_EQ(landed.error, 0);
+  EXPECT_EQ(landed.thread, Network::get().threadId());  // after its round trips
+  fdb_future_destroy(asked);
+  EXPECT_EQ(get(transaction(db), key), value);
+}
+
 TEST_F(Capi, CancellingOrDestroyingAPendingFutureFiresItWithOperationCancelled) {
   FDBDatabase* db = openDelayed(20000);
   databases_.push_back(db);

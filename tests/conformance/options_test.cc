@@ -247,6 +247,26 @@ TEST_P(OptionsTest, TimeoutZeroDisablesButCannotUnfire) {
   }
 }
 
+// The timeout's timer fires at the deadline whether or not anything looks: changing the
+// option afterwards, to 0 or to a longer timeout, or cancelling, cannot undo it.
+TEST_P(OptionsTest, TimeoutThatFiredUnobservedStaysFired) {
+  Transaction removed = db().createTransaction();
+  Transaction lengthened = db().createTransaction();
+  Transaction cancelled = db().createTransaction();
+  for (Transaction* tr : {&removed, &lengthened, &cancelled}) {
+    tr->setOption(TransactionOption::kTimeout, int64_t{100});
+    tr->set("mine", "1");
+  }
+  sleepMs(1000);  // ten times the timeout: it has fired
+  removed.setOption(TransactionOption::kTimeout, int64_t{0});
+  EXPECT_FDB_ERROR(1031, removed.commit().get());
+  lengthened.setOption(TransactionOption::kTimeout, int64_t{3'600'000});
+  EXPECT_FDB_ERROR(1031, lengthened.commit().get());
+  cancelled.cancel();  // the first poison stays
+  EXPECT_FDB_ERROR(1031, cancelled.commit().get());
+  EXPECT_EQ(read("mine"), std::nullopt);
+}
+
 TEST_P(OptionsTest, TimeoutPersistsAcrossOnError) {
   Transaction tr = db().createTransaction();
   tr.setOption(TransactionOption::kTimeout, int64_t{500});

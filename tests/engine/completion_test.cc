@@ -1,7 +1,8 @@
 // EngineTransaction's Completion overloads (the C library's path): exactly one of value(),
-// error() or later() is called, at once when nothing holds the outcome back, with what the
-// Future overload of the same operation returns; under simulated delay, later() with a
-// future that completes once the round trips are over.
+// error(), later() or deferred() is called, at once when nothing holds the outcome back, with
+// what the Future overload of the same operation returns; under simulated delay, later() with
+// a future that completes once the round trips are over; for a commit that waits to be sent,
+// deferred() with a lazy future that sends it when asked.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -25,8 +26,13 @@ class Recorder final : public EngineTransaction::Completion<T> {
   void value(Value&& value) override { record(std::move(value)); }
   void error(const Error& error) override { record(error.code()); }
   void later(Future<T> future) override { record(std::move(future)); }
+  void deferred(Future<T> future) override {
+    lazy = true;
+    record(std::move(future));
+  }
 
   int calls = 0;
+  bool lazy = false;  // the future came through deferred()
   // Nothing yet, the value, the error's code, or the pending future.
   std::variant<std::monostate, Value, int, Future<T>> outcome;
 
@@ -135,8 +141,9 @@ TEST_F(Completion, ARangeGivesItsRowsAndWhetherThereAreMore) {
   EXPECT_EQ(std::get<int>(negative.outcome), errors::kRangeLimitsInvalid);
 }
 
-TEST_F(Completion, ACommitIsGivenAtOnceAndItsWritesLand) {
+TEST_F(Completion, ACommitWithItsReadVersionIsGivenAtOnceAndItsWritesLand) {
   EngineTransaction tr = transaction();
+  tr.getReadVersion().get();
   tr.set("d", "4");
   Recorder<void> done;
   tr.commit(done);
@@ -150,6 +157,22 @@ TEST_F(Completion, ACommitIsGivenAtOnceAndItsWritesLand) {
   reader.get("a", false).get();
   reader.commit(readOnly);
   EXPECT_TRUE(std::holds_alternative<detail::Done>(readOnly.outcome));
+}
+
+// docs/semantics.md, "When a commit is sent".
+TEST_F(Completion, ACommitWithoutAReadVersionIsSentWhenItsOutcomeIsAskedFor) {
+  EngineTransaction tr = transaction();
+  tr.set("d", "4");
+  Recorder<void> done;
+  tr.commit(done);
+  EXPECT_EQ(done.calls, 1);
+  EXPECT_TRUE(done.lazy);
+  ASSERT_TRUE(std::holds_alternative<Future<void>>(done.outcome));
+  EXPECT_EQ(transaction().get("d", false).get(), std::nullopt);  // not sent yet
+  EXPECT_EQ(tr.getCommittedVersion(), -1);
+  EXPECT_TRUE(std::get<Future<void>>(done.outcome).isReady());  // asking sent it
+  EXPECT_GT(tr.getCommittedVersion(), 0);
+  EXPECT_EQ(transaction().get("d", false).get(), std::optional<Bytes>("4"));
 }
 
 TEST(CompletionUnderDelay, TheOutcomeComesLaterThroughAFuture) {

@@ -5,6 +5,8 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -187,6 +189,41 @@ TEST(Concurrency, ReadersStaySafeWhileGarbageCollectionReclaims) {
     clock->advanceMicros(1000000);
   }
   EXPECT_LE(engine.stats().versionEntries, size_t{kKeys} * 8);
+}
+
+// A blind commit asked for on one thread while its transaction is destroyed on another
+// (docs/semantics.md, "When a commit is sent"): exactly one of them decides. Sent, it lands
+// and its future either succeeds or, if the transaction went before the outcome was given,
+// fails with 1025; dropped, nothing lands and the future fails with 1025.
+TEST(Concurrency, AnUnsentCommitIsEitherSentOrDroppedWhenAskedAndDestroyedAtOnce) {
+  Database db = Database::open("memory:");
+  constexpr int kRounds = 300;
+  int landed = 0, dropped = 0;
+  for (int i = 0; i < kRounds; ++i) {
+    const std::string key = "k" + std::to_string(i);
+    std::optional<Transaction> tr = db.createTransaction();
+    tr->set(key, "v");
+    Future<void> commit = tr->commit();
+    std::atomic<bool> go{false};
+    int code = -1;
+    std::thread asker([&] {
+      while (!go.load()) {
+      }
+      code = errorCode([&] { commit.get(); });
+    });
+    go.store(true);
+    tr.reset();  // destroys the transaction
+    asker.join();
+    bool isThere = db.createTransaction().get(key).get().has_value();
+    if (code == 0) {
+      EXPECT_TRUE(isThere) << i;
+    }
+    if (!isThere) {
+      EXPECT_EQ(code, errors::kTransactionCancelled) << i;
+    }
+    (isThere ? landed : dropped) += 1;
+  }
+  EXPECT_EQ(landed + dropped, kRounds);
 }
 
 TEST(Concurrency, NamedDatabasesAreSharedAcrossHandles) {

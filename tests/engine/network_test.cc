@@ -90,6 +90,69 @@ TEST_F(SimulatedNetwork, CancellingOrDestroyingATransactionFailsItsReadsInFlight
   EXPECT_EQ(again.get(), "v1");
 }
 
+// FoundationDB's reset and retry cancel what the attempt has in flight (docs/semantics.md,
+// "Transactions").
+TEST_F(SimulatedNetwork, ResetAndRetryFailTheReadsInFlight) {
+  Transaction reset = db->createTransaction();
+  Future<std::optional<Bytes>> resetRead = reset.get("k1");
+  reset.reset();
+  Transaction retried = db->createTransaction();
+  Future<std::optional<Bytes>> retriedRead = retried.get("k2");
+  retried.onError(Error(errors::kNotCommitted)).get();
+  clock->advanceMicros(2 * 2 * kOneWay);
+  EXPECT_EQ(errorCode([&] { resetRead.get(); }), errors::kTransactionCancelled);
+  EXPECT_EQ(errorCode([&] { retriedRead.get(); }), errors::kTransactionCancelled);
+  Future<std::optional<Bytes>> again = reset.get("k1");  // the next attempt's are not
+  clock->advanceMicros(2 * 2 * kOneWay);
+  EXPECT_EQ(again.get(), "v1");
+}
+
+// docs/semantics.md, "When a commit is sent": a blind commit waits to be asked for, however
+// long its read version takes; once asked it is sent and lands even if its transaction then
+// goes, which only fails its future.
+TEST_F(SimulatedNetwork, ABlindCommitIsSentOnlyWhenAskedFor) {
+  auto unasked = [&] {
+    Transaction tr = db->createTransaction();
+    tr.set("unasked", "v");
+    Future<void> commit = tr.commit();
+    clock->advanceMicros(10 * 2 * kOneWay);  // its read version and commit trips are long over
+    return commit;                           // the transaction goes; nobody asked
+  }();
+  EXPECT_EQ(errorCode([&] { unasked.get(); }), errors::kTransactionCancelled);
+
+  auto asked = [&] {
+    Transaction tr = db->createTransaction();
+    tr.set("asked", "v");
+    Future<void> commit = tr.commit();
+    EXPECT_FALSE(commit.isReady());  // asked: sent now, its outcome two round trips away
+    return commit;
+  }();
+  clock->advanceMicros(2 * 2 * kOneWay);
+  EXPECT_EQ(errorCode([&] { asked.get(); }), errors::kTransactionCancelled);
+
+  Transaction reader = db->createTransaction();
+  Future<std::optional<Bytes>> landed = reader.get("asked");
+  Future<std::optional<Bytes>> dropped = reader.get("unasked");
+  clock->advanceMicros(2 * 2 * kOneWay);
+  EXPECT_EQ(landed.get(), "v");
+  EXPECT_EQ(dropped.get(), std::nullopt);
+}
+
+TEST_F(SimulatedNetwork, ACommitWaitsForTheReadsInFlight) {
+  Transaction tr = db->createTransaction();
+  Future<std::optional<Bytes>> read = tr.get("k1");  // read version and read: two round trips
+  tr.set("mine", "1");
+  Future<void> commit = tr.commit();
+  tr.reset();  // before the read arrived: the commit was not sent
+  EXPECT_EQ(errorCode([&] { commit.get(); }), errors::kTransactionCancelled);
+  clock->advanceMicros(3 * 2 * kOneWay);
+  EXPECT_EQ(errorCode([&] { read.get(); }), errors::kTransactionCancelled);
+  Transaction reader = db->createTransaction();
+  Future<std::optional<Bytes>> mine = reader.get("mine");
+  clock->advanceMicros(2 * 2 * kOneWay);
+  EXPECT_EQ(mine.get(), std::nullopt);
+}
+
 TEST_F(SimulatedNetwork, ReadsAnsweredFromOwnWritesAreNotRoundTrips) {
   Transaction tr = db->createTransaction();
   tr.set("mine", "x");

@@ -209,5 +209,61 @@ TEST(FutureContract, GetOnATemporaryStillThrowsTheError) {
   }
 }
 
+// A lazy future (Promise::setStarter): its starter runs once, on the first thread that asks.
+TEST(FutureContract, ALazyFutureStartsOnceWhenFirstAsked) {
+  Promise<int> promise;
+  std::atomic<int> starts{0};
+  promise.setStarter([&starts, done = promise.weaken()] {
+    ++starts;
+    done.setValue(5);
+  });
+  Future<int> f = promise.future();
+  EXPECT_EQ(starts.load(), 0);
+  EXPECT_TRUE(f.isReady());  // asking started it; it completed at once
+  EXPECT_EQ(starts.load(), 1);
+  EXPECT_EQ(f.get(), 5);
+  EXPECT_EQ(starts.load(), 1);
+
+  // Several threads asking at once: one starts it, the others wait for its outcome.
+  Promise<int> later;
+  std::atomic<int> laterStarts{0};
+  std::thread completer;
+  later.setStarter([&, done = later.weaken()] {
+    ++laterStarts;
+    completer = std::thread([done] { done.setValue(9); });
+  });
+  Future<int> shared = later.future();
+  std::vector<std::thread> askers;
+  std::atomic<int> sum{0};
+  for (int i = 0; i < 4; ++i) askers.emplace_back([&] { sum += shared.get(); });
+  for (std::thread& asker : askers) asker.join();
+  completer.join();
+  EXPECT_EQ(laterStarts.load(), 1);
+  EXPECT_EQ(sum.load(), 36);
+}
+
+TEST(FutureContract, ACallbackAsksALazyFuture) {
+  Promise<void> promise;
+  promise.setStarter([done = promise.weaken()] { done.setValue(); });
+  int runs = 0;
+  promise.future().onReady([&] { ++runs; });
+  EXPECT_EQ(runs, 1);  // registered, started, completed: all before onReady returned
+}
+
+TEST(FutureContract, ALazyFutureNeverStartsIfCompletedFirstOrDropped) {
+  int starts = 0;
+  Promise<int> cancelled;
+  cancelled.setStarter([&] { ++starts; });
+  Future<int> f = cancelled.future();
+  f.cancel();
+  EXPECT_EQ(f.error()->code(), 1101);
+  {
+    Promise<int> dropped;
+    dropped.setStarter([&] { ++starts; });
+    (void)dropped.future();
+  }
+  EXPECT_EQ(starts, 0);
+}
+
 }  // namespace
 }  // namespace fdb

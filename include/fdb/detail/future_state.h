@@ -20,7 +20,11 @@ namespace fdb {
 
 namespace detail {
 
-struct NotReady {};
+// A state not ready yet: a lazy one's starter (Promise::setStarter) lives here, in room the
+// variant has anyway (an Error is larger), until it runs or the state completes.
+struct NotReady {
+  std::function<void()> start;
+};
 struct Done {};  // the value of a completed Future<void>
 
 template <typename T>
@@ -41,9 +45,14 @@ class FutureState {
 
   void complete(std::variant<NotReady, Stored, Error> outcome) {
     std::vector<std::function<void()>> callbacks;
+    std::function<void()> unstarted;  // released after the lock
     {
       std::lock_guard lock(mutex_);
       if (ready_.load(std::memory_order_relaxed)) return;  // the first completion wins
+      if (hasStarter_.load(std::memory_order_relaxed)) {   // it never ran
+        hasStarter_.store(false, std::memory_order_relaxed);
+        unstarted.swap(std::get<NotReady>(outcome_).start);
+      }
       outcome_ = std::move(outcome);
       ready_.store(true, std::memory_order_release);
       callbacks.swap(callbacks_);
@@ -60,13 +69,29 @@ class FutureState {
     ready_.store(true, std::memory_order_release);
   }
 
-  bool isReady() const { return ready_.load(std::memory_order_acquire); }
+  // Makes the state lazy (fdb::Promise::setStarter): `start` runs once, on the first thread
+  // that asks for the outcome, unless the state completes first. REQUIRES: nobody else sees
+  // the state yet.
+  void setStarter(std::function<void()> start) {
+    std::get<NotReady>(outcome_).start = std::move(start);
+    hasStarter_.store(true, std::memory_order_release);
+  }
+
+  // Asking starts a lazy operation.
+  bool isReady() const {
+    if (ready_.load(std::memory_order_acquire)) return true;
+    startIfLazy();
+    return ready_.load(std::memory_order_acquire);
+  }
 
   // Once ready, the outcome never changes, so readers past this point take no lock.
   const std::variant<NotReady, Stored, Error>& wait() const {
     // Waiters sleep on the flag itself (C++20 atomic wait): no condition variable to build
     // and tear down with every future, most of which are born ready.
-    if (!ready_.load(std::memory_order_acquire)) ready_.wait(false, std::memory_order_acquire);
+    if (!ready_.load(std::memory_order_acquire)) {
+      startIfLazy();
+      ready_.wait(false, std::memory_order_acquire);
+    }
     return outcome_;
   }
 
@@ -90,9 +115,16 @@ class FutureState {
 
   void onReady(std::function<void()> callback) {
     if (!ready_.load(std::memory_order_acquire)) {
-      std::lock_guard lock(mutex_);
-      if (!ready_.load(std::memory_order_relaxed)) {
-        callbacks_.push_back(std::move(callback));
+      bool registered = false;
+      {
+        std::lock_guard lock(mutex_);
+        if (!ready_.load(std::memory_order_relaxed)) {
+          callbacks_.push_back(std::move(callback));
+          registered = true;
+        }
+      }
+      if (registered) {
+        startIfLazy();  // asking starts a lazy operation
         return;
       }
     }
@@ -100,10 +132,27 @@ class FutureState {
   }
 
  private:
+  // Runs the starter, once, outside the lock (it may complete the state on this thread).
+  void startIfLazy() const {
+    if (!hasStarter_.load(std::memory_order_acquire)) return;
+    std::function<void()> start;
+    {
+      std::lock_guard lock(mutex_);
+      if (!hasStarter_.load(std::memory_order_relaxed)) return;
+      hasStarter_.store(false, std::memory_order_relaxed);
+      start.swap(std::get<NotReady>(outcome_).start);
+    }
+    start();
+  }
+
   mutable std::mutex mutex_;
   std::atomic<bool> ready_{false};  // set (release) after outcome_ is written
-  std::variant<NotReady, Stored, Error> outcome_;
-  std::vector<std::function<void()>> callbacks_;
+  // Whether outcome_ (NotReady) holds a lazy state's starter. With the flag in ready_'s
+  // padding and the starter in the variant, lazy states cost no bytes (every size of state is
+  // a thread-local block cache of its own) and no allocation.
+  mutable std::atomic<bool> hasStarter_{false};
+  mutable std::variant<NotReady, Stored, Error> outcome_;  // the starter: guarded by mutex_
+  std::vector<std::function<void()>> callbacks_;           // guarded by mutex_
 };
 
 }  // namespace detail
