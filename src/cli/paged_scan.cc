@@ -24,6 +24,9 @@ void checkScanOptions(const ScanOptions& options) {
     throw std::invalid_argument(
         fmt::format("--limit {}: a limit is 0 (every record) or more", options.limit));
   }
+  if (options.skip < 0) {
+    throw std::invalid_argument(fmt::format("--skip {}: a skip is 0 (none) or more", options.skip));
+  }
   if (options.continuation) fromHex(*options.continuation);
 }
 

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -53,12 +54,14 @@ std::string recordEnvelope(const LoadedRecord& record,
 
 struct ScanOptions {
   int limit = 0;
+  int skip = 0;  // rows skipped at the start (after --continuation): the first transaction's
   bool reverse = false;
   std::optional<std::string> continuation;
   bool json = false;  // envelopes, and the continuation as a last line on standard output
 };
 
-// Throws std::invalid_argument for a negative --limit or a --continuation that is not hex.
+// Throws std::invalid_argument for a negative --limit or --skip, or a --continuation that is not
+// hex.
 void checkScanOptions(const ScanOptions& options);
 
 // --fetch scan|remote|fallback. Throws std::invalid_argument for another name.
@@ -67,7 +70,10 @@ IndexFetchMethod parseFetch(const std::string& fetch);
 // Prints the rows of a scan as NDJSON in transactions of at most kScanBatch rows, each
 // resuming from the last one's continuation; with a limit, prints the continuation on
 // standard error when the scan stopped before the end. `scan(store, continuation,
-// properties)` makes the cursor and returns the rows of one transaction.
+// properties)` makes the cursor and returns the rows of one transaction; the first
+// transaction's properties skip options.skip rows. A scan may stop a transaction early
+// (a scan limit: not the end, fewer rows); one that returns nothing and stands where it
+// started is an error rather than a loop.
 template <typename Scan>
 void printPaged(fdb::Database& db, const StoreLocation& location, const RecordMetaData& metaData,
                 const ScanOptions& options, Scan&& scan) {
@@ -75,6 +81,7 @@ void printPaged(fdb::Database& db, const StoreLocation& location, const RecordMe
   if (options.continuation) continuation = fromHex(*options.continuation);
 
   int64_t printed = 0;
+  bool first = true;
   while (true) {
     const int64_t left = options.limit == 0 ? kScanBatch : options.limit - printed;
     const int batch = static_cast<int>(std::min<int64_t>(left, kScanBatch));
@@ -85,11 +92,16 @@ void printPaged(fdb::Database& db, const StoreLocation& location, const RecordMe
       RecordStore store = RecordStore::openExisting(context, location, metaData);
       ExecuteProperties execute;
       execute.returnedRowLimit = batch;
+      if (first) execute.skip = options.skip;
       next = scan(store, continuation, ScanProperties(execute, options.reverse), rows);
     });
     for (const std::string& row : rows) fmt::print("{}\n", row);
     printed += static_cast<int64_t>(rows.size());
     if (next.isEnd()) return;
+    if (rows.empty() && next.toBytes() == continuation) {
+      throw std::runtime_error("the scan stopped where it started, returning nothing");
+    }
+    first = false;
     continuation = next.toBytes();
     if (options.limit != 0 && printed >= options.limit) {
       const std::string hex = toHex(continuation.value_or(fdb::Bytes()));

@@ -36,8 +36,8 @@ namespace rl {
 
 // A query text that does not parse, or names a field or compares a value that does not fit
 // the metadata. what() says what is wrong; position() is the 0-based byte offset in the text
-// where it was found, and length() how many bytes the part at fault spans (0: a point, as in
-// a syntax error).
+// where it was found; length() is 0 for a syntax error, and for an error against the metadata
+// the bytes of the comparison at fault (which starts at position()).
 class QueryTextException : public InvalidQueryException {
  public:
   QueryTextException(const std::string& message, size_t position, size_t length = 0)

@@ -451,13 +451,11 @@ class Parser {
         pos_ += word.size();
         return fdb::TupleElement(equalsIgnoringCase(word, "true"));
       }
-      if (equalsIgnoringCase(word, "NULL") && word != "null") failNull(start, end);
+      if (equalsIgnoringCase(word, "NULL") && word != "null") failNull(start);
       if (std::find(std::begin(kNames), std::end(kNames), word) == std::end(kNames)) {
         if (isKeyword(word)) fail(fmt::format("expected a value after {}, found {}", after, word));
-        failAt(start,
-               fmt::format("expected a value after {}, found {}: a string is quoted, \"{}\"", after,
-                           quote(word), word),
-               word.size());
+        failAt(start, fmt::format("expected a value after {}, found {}: a string is quoted, \"{}\"",
+                                  after, quote(word), word));
       }
     }
     fdb::Tuple tuple;
@@ -468,13 +466,13 @@ class Parser {
       const size_t offset = std::min(e.position() == 0 ? 0 : e.position() - 1, written.size());
       failAt(start + offset, e.what());
     }
-    if (tuple[0].isNull()) failNull(start, end);
+    if (tuple[0].isNull()) failNull(start);
     pos_ = end;
     return tuple[0];
   }
 
-  [[noreturn]] void failNull(size_t start, size_t end) const {
-    failAt(start, "a value is never null: test for null with IS NULL or IS NOT NULL", end - start);
+  [[noreturn]] void failNull(size_t start) const {
+    failAt(start, "a value is never null: test for null with IS NULL or IS NOT NULL");
   }
 
   std::string_view text_;
