@@ -154,7 +154,7 @@ void runIndexFetch(benchmark::State& state, Arm arm, Size size, Case c, bool rev
                    IndexFetchMethod method) {
   try {
     ArmFixture& fixture = fixtureFor(arm);
-    const Store& store = fixture.stores[size == Size::kSmall ? 0 : 1];
+    const Store& store = storeFor(fixture, size);
     const Scan scan = scanOf(c, reverse);
     const fdb::RoundTrips pathBefore = assertPath(fixture, store, scan, method, size);
     OpMeter meter(fixture.db, state);

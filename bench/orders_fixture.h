@@ -1,13 +1,13 @@
 // The Orders fixture of the index suites (indexfetch.cc, planskip.cc; docs/benchmarks.md):
 // 1,000 Orders (IDs 0..999, price 10 * id + 5, so the index order is the ID order) behind the
 // VALUE index price_idx, per arm in one in-memory database (`rl`: no added delay;
-// `rl_delay250`: a simulated 250 us one-way delay per round trip), in two stores seeded and
-// read back before any timer:
+// `rl_delay250`: a simulated 250 us one-way delay per round trip), in two stores, each seeded
+// and read back when first used, before any timer:
 //   small  records of one key-value each (a 100-byte payload);
 //   split  records with a 100,000-byte payload, stored as two chunks.
 //
 //   ArmFixture& fixture = fixtureFor(Arm::kNoDelay);
-//   const Store& store = fixture.stores[0];   // small
+//   const Store& store = storeFor(fixture, Size::kSmall);
 //   runInContext(fixture.db, [&](RecordContext& context) {
 //     RecordStore records = RecordStore::open(context, store.location, fixture.metaData);
 //     ...
@@ -61,7 +61,7 @@ struct Store {
 struct ArmFixture {
   fdb::Database db;
   RecordMetaData metaData;
-  Store stores[2];  // by Size
+  std::optional<Store> stores[2];  // by Size: seeded when first asked for (storeFor)
 };
 
 // Seeds one store with IDs 0..999 and reads every record and index entry back.
@@ -113,13 +113,18 @@ inline ArmFixture& fixtureFor(Arm arm) {
   if (!slot) {
     fdb::EngineOptions options;
     options.oneWayDelayMicros = arm == Arm::kNoDelay ? 0 : 250;
-    ArmFixture made{fdb::Database::open("memory:", options),
-                    benchMetaData(Layout{.priceIndex = true, .split = true}),
-                    {}};
-    made.stores[0] = seed(made.db, made.metaData, Size::kSmall);
-    made.stores[1] = seed(made.db, made.metaData, Size::kSplit);
-    slot = std::move(made);
+    slot = ArmFixture{fdb::Database::open("memory:", options),
+                      benchMetaData(Layout{.priceIndex = true, .split = true}),
+                      {}};
   }
+  return *slot;
+}
+
+// The arm's store of `size`, seeded the first time it is asked for (so that a suite that
+// reads only small records does not seed 100 MB of split ones).
+inline const Store& storeFor(ArmFixture& fixture, Size size) {
+  std::optional<Store>& slot = fixture.stores[size == Size::kSmall ? 0 : 1];
+  if (!slot) slot = seed(fixture.db, fixture.metaData, size);
   return *slot;
 }
 
