@@ -1,9 +1,9 @@
 // indexfetch — SCAN_AND_FETCH against USE_REMOTE_FETCH (docs/benchmarks.md, "indexfetch"),
 // on the embedded engine.
 //
-// Fixture: 1,000 Orders (IDs 0..999, price 10 * id + 5, so the index order is the ID order)
-// behind the VALUE index price_idx, in two stores of one database per arm, seeded and read
-// back before any timer:
+// Fixture (orders_fixture.h, shared with planskip): 1,000 Orders (IDs 0..999, price
+// 10 * id + 5, so the index order is the ID order) behind the VALUE index price_idx, in two
+// stores of one database per arm, seeded and read back before any timer:
 //   small  records of one key-value each (a 100-byte payload);
 //   split  records with a 100,000-byte payload, stored as two chunks.
 // Cases: small/split × limit1 (a scan over the whole index stopped after one row by a
@@ -34,6 +34,7 @@
 #include "fdb/database.h"
 #include "fdb/subspace.h"
 #include "fdb/tuple.h"
+#include "orders_fixture.h"
 #include "rl/context/record_context.h"
 #include "rl/cursor/cursor.h"
 #include "rl/cursor/tuple_range.h"
@@ -45,15 +46,8 @@
 namespace rl::bench {
 namespace {
 
-enum class Arm { kNoDelay, kDelay250 };
-enum class Size { kSmall, kSplit };
 enum class Case { kLimit1, kRows10, kRows1000 };
 
-constexpr size_t kSmallPayload = 100;
-constexpr size_t kSplitPayload = 100'000;  // with the other fields: two chunks
-
-const char* armName(Arm arm) { return arm == Arm::kNoDelay ? "rl" : "rl_delay250"; }
-const char* sizeName(Size size) { return size == Size::kSmall ? "small" : "split"; }
 const char* caseName(Case c) {
   switch (c) {
     case Case::kLimit1: return "limit1";
@@ -61,82 +55,6 @@ const char* caseName(Case c) {
     case Case::kRows1000: return "rows1000";
   }
   return "";
-}
-size_t payloadSize(Size size) { return size == Size::kSmall ? kSmallPayload : kSplitPayload; }
-int keysPerRecord(Size size) { return size == Size::kSmall ? 1 : 2; }
-
-void check(bool ok, const std::string& what) {
-  if (!ok) throw std::runtime_error("validation failed: " + what);
-}
-
-struct Store {
-  StoreLocation location = StoreLocation::rawPrefix("");
-  std::vector<uint64_t> payloadSums;  // by ID
-};
-
-struct ArmFixture {
-  fdb::Database db;
-  RecordMetaData metaData;
-  Store stores[2];  // by Size
-};
-
-// Seeds one store with IDs 0..999 and reads every record and index entry back.
-Store seed(fdb::Database& db, const RecordMetaData& metaData, Size size) {
-  Store store{StoreLocation::tuple(fdb::Tuple{"indexfetch", sizeName(size)}), {}};
-  const int perTransaction = size == Size::kSmall ? 250 : 20;  // under 10 MB a transaction
-  for (int start = 0; start < kRecords; start += perTransaction) {
-    runInContext(db, [&](RecordContext& context) {
-      RecordStore records = RecordStore::open(context, store.location, metaData);
-      for (int id = start; id < start + perTransaction; ++id) {
-        records.saveRecord(makeOrder(id, payloadSize(size)));
-      }
-    });
-  }
-  for (int id = 0; id < kRecords; ++id) {
-    store.payloadSums.push_back(checksum(payloadOf(id, payloadSize(size))));
-  }
-  int seen = 0;
-  for (int start = 0; start < kRecords; start += 100) {
-    runInContext(db, [&](RecordContext& context) {
-      RecordStore records = RecordStore::open(context, store.location, metaData);
-      auto cursor = records.scanRecords(
-          TupleRange::between(fdb::Tuple{start}, fdb::Tuple{start + 100}), std::nullopt, {});
-      for (auto r = cursor->next(); r.hasValue(); r = cursor->next(), ++seen) {
-        const auto& order = dynamic_cast<const Order&>(*r.value().record);
-        check(isOrder(order, seen, payloadSize(size), store.payloadSums[static_cast<size_t>(seen)]),
-              "seeded record " + std::to_string(seen));
-        check(r.value().size.keyCount == keysPerRecord(size),
-              "keys of seeded record " + std::to_string(seen));
-      }
-    });
-  }
-  check(seen == kRecords, "1000 seeded records");
-  runInContext(db, [&](RecordContext& context) {
-    RecordStore records = RecordStore::open(context, store.location, metaData);
-    auto cursor = records.scanIndex(kPriceIndex, TupleRange::all(), std::nullopt, {});
-    int64_t id = 0;
-    for (auto r = cursor->next(); r.hasValue(); r = cursor->next(), ++id) {
-      check(r.value().key == (fdb::Tuple{priceOf(id), id}), "index entry " + std::to_string(id));
-    }
-    check(id == kRecords, "1000 index entries");
-  });
-  return store;
-}
-
-ArmFixture& fixtureFor(Arm arm) {
-  static std::optional<ArmFixture> fixtures[2];
-  std::optional<ArmFixture>& slot = fixtures[arm == Arm::kNoDelay ? 0 : 1];
-  if (!slot) {
-    fdb::EngineOptions options;
-    options.oneWayDelayMicros = arm == Arm::kNoDelay ? 0 : 250;
-    ArmFixture made{fdb::Database::open("memory:", options),
-                    benchMetaData(Layout{.priceIndex = true, .split = true}),
-                    {}};
-    made.stores[0] = seed(made.db, made.metaData, Size::kSmall);
-    made.stores[1] = seed(made.db, made.metaData, Size::kSplit);
-    slot = std::move(made);
-  }
-  return *slot;
 }
 
 struct Scan {
@@ -236,7 +154,7 @@ void runIndexFetch(benchmark::State& state, Arm arm, Size size, Case c, bool rev
                    IndexFetchMethod method) {
   try {
     ArmFixture& fixture = fixtureFor(arm);
-    const Store& store = fixture.stores[size == Size::kSmall ? 0 : 1];
+    const Store& store = storeFor(fixture, size);
     const Scan scan = scanOf(c, reverse);
     const fdb::RoundTrips pathBefore = assertPath(fixture, store, scan, method, size);
     OpMeter meter(fixture.db, state);

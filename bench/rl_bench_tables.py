@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Markdown tables from the JSON output of rlbench and indexfetch (--benchmark_out=FILE).
+"""Markdown tables from the JSON output of rlbench, indexfetch and planskip
+(--benchmark_out=FILE).
 
   bench/rl_bench_tables.py rlbench out.json      # one row per benchmark
   bench/rl_bench_tables.py indexfetch out.json   # remote / scan-and-fetch per case and arm
+  bench/rl_bench_tables.py planskip out.json     # the skip cases, then the targets
 
 Time is the median over repetitions of real time per operation; counters are medians too.
 For indexfetch the ratio is the ratio of the two methods' medians, and `paired range` the
@@ -102,14 +104,65 @@ def indexfetch(runs):
               f"{fmt(median(remote, 'round_trips'))} |")
 
 
+def paired_ratios(base, other):
+    """Ratios other / base of the repetitions run in the same round."""
+    paired = {}
+    for e in base:
+        paired.setdefault(e.get("repetition_index", 0), [None, None])[0] = e["real_time"]
+    for e in other:
+        paired.setdefault(e.get("repetition_index", 0), [None, None])[1] = e["real_time"]
+    return [b / a for a, b in paired.values() if a and b]
+
+
+def planskip(runs):
+    print("| arm | case | rows | ns/op (median) | allocs/op | round trips/op | index + record "
+          "reads | mapped reads |")
+    print("|---|---|---|---|---|---|---|---|")
+    skips = [n for n in runs if n.startswith("skip3/")]
+    for name in sorted(skips, key=lambda n: (short(n).split("/")[4], ["rows10", "rows1000"].index(
+            short(n).split("/")[1]), short(n).split("/")[2], short(n).split("/")[3])):
+        _, rows, direction, method, arm = short(name).split("/")
+        e = runs[name]
+        print(f"| {arm} | {rows}/{direction}/{method} | {fmt(median(e, 'rows'))} | "
+              f"{fmt(median(e, 'real_time'))} | {fmt(median(e, 'allocs'), 1)} | "
+              f"{fmt(median(e, 'round_trips'))} | {fmt(median(e, 'path_ranges'))} | "
+              f"{fmt(median(e, 'path_mapped'))} |")
+    print()
+    print("| target | measured | target |")
+    print("|---|---|---|")
+    for name in ("targets/plan/five_indexes", "targets/plan/five_indexes/store"):
+        if name in runs:
+            e = runs[name]
+            print(f"| planning, two predicates, five indexes ({name.split('/', 2)[2]}) | "
+                  f"{median(e, 'real_time') / 1000:.1f} us, {fmt(median(e, 'allocs'))} allocations "
+                  f"| <= 20 us |")
+    for rows in ("rows10", "rows1000"):
+        query = runs.get(f"targets/{rows}/query/real_time")
+        hand = runs.get(f"targets/{rows}/scanIndexRecords/real_time")
+        if not query or not hand:
+            continue
+        ratios = paired_ratios(hand, query)
+        span = f" (paired {min(ratios):.2f}..{max(ratios):.2f})" if ratios else ""
+        ratio = median(query, "real_time") / median(hand, "real_time")
+        cpu = median(query, "cpu_time") / median(hand, "cpu_time")
+        print(f"| {rows}: query / scanIndexRecords, time | {ratio:.3f} "
+              f"({fmt(median(query, 'real_time'))} / {fmt(median(hand, 'real_time'))} ns){span}, "
+              f"CPU {cpu:.3f} | <= 1.1 |")
+        extra = (median(query, "allocs") - median(hand, "allocs")) / median(query, "rows")
+        print(f"| {rows}: query - scanIndexRecords, allocations per row | {extra:+.2f} "
+              f"({fmt(median(query, 'allocs'), 1)} - {fmt(median(hand, 'allocs'), 1)} per "
+              f"{fmt(median(query, 'rows'))} rows) | <= 1 |")
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("rlbench", "indexfetch"):
+    modes = {"rlbench": rlbench, "indexfetch": indexfetch, "planskip": planskip}
+    if len(sys.argv) != 3 or sys.argv[1] not in modes:
         print(__doc__)
         return 2
     context, runs = load(sys.argv[2])
     print(f"<!-- {context.get('date', '')}; load average at start: "
           f"{context.get('load average at start', context.get('load_avg', ''))} -->")
-    (rlbench if sys.argv[1] == "rlbench" else indexfetch)(runs)
+    modes[sys.argv[1]](runs)
     return 0
 
 

@@ -23,6 +23,10 @@ void addLoadCommand(CLI::App& app);
 // `rl get`, `rl delete` and `rl scan`: a record store's records, as JSON.
 void addRecordCommands(CLI::App& app);
 
+// `rl query` and `rl explain`: the records a query finds through the plan the planner picks,
+// and that plan.
+void addQueryCommands(CLI::App& app);
+
 // `rl index build`: an index built from the records (rl::OnlineIndexer); added under the
 // `rl index` command that addRecordCommands makes.
 void addIndexBuildCommand(CLI::App& index);

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   rl::cli::addStoreCommand(app);
   rl::cli::addLoadCommand(app);
   rl::cli::addRecordCommands(app);
+  rl::cli::addQueryCommands(app);
   rl::cli::addCheckCommand(app);
   rl::cli::addKeysCommand(app);
   rl::cli::addBackupCommands(app);

@@ -25,10 +25,10 @@
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "fdb/tuple_text.h"
+#include "paged_scan.h"
 #include "rl/context/record_context.h"
 #include "rl/cursor/cursor.h"
 #include "rl/cursor/execute_properties.h"
@@ -61,21 +61,6 @@ fdb::Tuple parsePrimaryKey(const std::string& text) {
   return parseTupleOrElement(text, "primary key");
 }
 
-// --json: a record with what the store knows of it, as one line of JSON:
-// {"primary_key": "(2,)", "type": "Order", "version": "<24 hex digits>" or null,
-//  "record": {...}}, and for an index scan "index_entry": the entry's key tuple first.
-std::string recordEnvelope(const LoadedRecord& record,
-                           const std::optional<fdb::Tuple>& indexEntry = std::nullopt) {
-  nlohmann::ordered_json out;
-  if (indexEntry) out["index_entry"] = fdb::formatTuple(*indexEntry);
-  out["primary_key"] = fdb::formatTuple(record.primaryKey);
-  out["type"] = record.recordType != nullptr ? record.recordType->name() : "";
-  out["version"] = record.version ? nlohmann::ordered_json(toHex(record.version->toBytes()))
-                                  : nlohmann::ordered_json(nullptr);
-  out["record"] = nlohmann::ordered_json::parse(recordToJson(*record.record));
-  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 void runGet(const StoreArguments& args, const std::string& keyText, bool json) {
   const StoreLocation location = storeLocation(args);
   const fdb::Tuple primaryKey = parsePrimaryKey(keyText);
@@ -106,62 +91,6 @@ void runDelete(const StoreArguments& args, const std::string& keyText) {
   fmt::print("Deleted the record with primary key {}.\n", fdb::formatTuple(primaryKey));
 }
 
-struct ScanOptions {
-  int limit = 0;
-  bool reverse = false;
-  std::optional<std::string> continuation;
-  bool json = false;  // envelopes, and the continuation as a last line on standard output
-};
-
-// Throws std::invalid_argument for a negative --limit or a --continuation that is not hex.
-void checkScanOptions(const ScanOptions& options) {
-  if (options.limit < 0) {
-    throw std::invalid_argument(
-        fmt::format("--limit {}: a limit is 0 (every record) or more", options.limit));
-  }
-  if (options.continuation) fromHex(*options.continuation);
-}
-
-// Prints the rows of a scan as NDJSON in transactions of at most kScanBatch rows, each
-// resuming from the last one's continuation; with a limit, prints the continuation on
-// standard error when the scan stopped before the end. `scan(store, continuation,
-// properties)` makes the cursor and returns the rows of one transaction.
-template <typename Scan>
-void printPaged(fdb::Database& db, const StoreLocation& location, const RecordMetaData& metaData,
-                const ScanOptions& options, Scan&& scan) {
-  std::optional<fdb::Bytes> continuation;
-  if (options.continuation) continuation = fromHex(*options.continuation);
-
-  int64_t printed = 0;
-  while (true) {
-    const int64_t left = options.limit == 0 ? kScanBatch : options.limit - printed;
-    const int batch = static_cast<int>(std::min<int64_t>(left, kScanBatch));
-    std::vector<std::string> rows;
-    Continuation next = Continuation::end();
-    runInContext(db, [&](RecordContext& context) {
-      rows.clear();
-      RecordStore store = RecordStore::openExisting(context, location, metaData);
-      ExecuteProperties execute;
-      execute.returnedRowLimit = batch;
-      next = scan(store, continuation, ScanProperties(execute, options.reverse), rows);
-    });
-    for (const std::string& row : rows) fmt::print("{}\n", row);
-    printed += static_cast<int64_t>(rows.size());
-    if (next.isEnd()) return;
-    continuation = next.toBytes();
-    if (options.limit != 0 && printed >= options.limit) {
-      const std::string hex = toHex(continuation.value_or(fdb::Bytes()));
-      if (options.json) {
-        fmt::print("{}\n", nlohmann::ordered_json{{"continuation", hex}}.dump());
-        return;
-      }
-      std::fflush(stdout);
-      fmt::print(stderr, "continuation: {}\n", hex);
-      return;
-    }
-  }
-}
-
 void runScan(const StoreArguments& args, const ScanOptions& options) {
   const StoreLocation location = storeLocation(args);
   checkScanOptions(options);
@@ -187,14 +116,6 @@ struct IndexScanOptions {
   std::optional<std::string> to;
   std::string fetch = "scan";
 };
-
-IndexFetchMethod parseFetch(const std::string& fetch) {
-  if (fetch == "scan") return IndexFetchMethod::kScanAndFetch;
-  if (fetch == "remote") return IndexFetchMethod::kUseRemoteFetch;
-  if (fetch == "fallback") return IndexFetchMethod::kUseRemoteFetchWithFallback;
-  throw std::invalid_argument(
-      fmt::format("--fetch {}: the methods are scan, remote and fallback", fetch));
-}
 
 std::optional<fdb::Tuple> parseBound(const std::optional<std::string>& text, const char* option) {
   if (!text) return std::nullopt;

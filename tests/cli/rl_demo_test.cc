@@ -91,6 +91,43 @@ std::vector<Measurement> measurementsOf(const std::vector<std::string>& lines) {
   return out;
 }
 
+// The query the demo plans and runs: its text, its plan, the rows it found (as many as a
+// filter over the orders saved, which the demo checks row for row), and the first of them:
+// lamps and desks under $250.00, by price.
+void checkQuery(const std::vector<std::string>& lines) {
+  auto at = std::find(lines.begin(), lines.end(),
+                      "A query, planned: --where 'price < 25000 AND item IN (\"lamp\", \"desk\")' "
+                      "--sort price");
+  ASSERT_NE(at, lines.end());
+  ASSERT_GE(lines.end() - at, 4);
+  EXPECT_EQ(at[1], "  plan: Index(Order$price ([null],[25000])) | item IN [lamp, desk]");
+  std::smatch found;
+  ASSERT_TRUE(std::regex_match(
+      at[2], found,
+      std::regex("  ([0-9,]+) orders? in [0-9.]+ (us|ms|s), [0-9,]+ round trips \\(a load per "
+                 "order under \\$250\\.00, then the filter\\);")))
+      << at[2];
+  const int64_t rows = countOf(found[1]);
+  const size_t shown = static_cast<size_t>(std::min<int64_t>(rows, 5));
+  EXPECT_EQ(at[3], std::string("  the same as a filter over every order saved") +
+                       (rows == 0   ? "."
+                        : rows <= 5 ? ":"
+                                    : ". The first 5:"));
+  if (shown == 0) return;
+  const std::vector<std::string> table = blockAfter(lines, at[3]);
+  ASSERT_EQ(table.size(), 1 + shown);
+  double lastPrice = 0;
+  for (size_t i = 1; i < table.size(); ++i) {
+    const std::vector<std::string> cells = cellsOf(table[i]);
+    ASSERT_EQ(cells.size(), 7u) << table[i];
+    EXPECT_TRUE(cells[3] == "lamp" || cells[3] == "desk") << table[i];
+    const double price = std::stod(std::regex_replace(cells[1], std::regex("[$,]"), ""));
+    EXPECT_LT(price, 250.0) << table[i];
+    EXPECT_GE(price, lastPrice) << table[i];
+    lastPrice = price;
+  }
+}
+
 // What every successful demo shows: the same first rows under both methods, and for each
 // store, delay and scan one row per method with the same row count, scan-and-fetch reading
 // ranges and no mapped batches, remote fetch reading mapped batches.
@@ -113,6 +150,8 @@ void checkDemoOutput(const RunResult& r, int64_t records, const std::set<std::st
     EXPECT_TRUE(std::regex_match(cells[1], std::regex("\\$[0-9,]+\\.[0-9]{2}"))) << cells[1];
     EXPECT_TRUE(std::regex_match(cells[5], std::regex("[0-9,]+ B"))) << cells[5];
   }
+
+  checkQuery(lines);
 
   const std::vector<Measurement> measurements = measurementsOf(lines);
   std::map<std::string, std::map<std::string, Measurement>> byRun;  // run -> method -> row
