@@ -279,7 +279,9 @@ class EngineTransaction final : public TransactionBackend {
   // left to it too. Returns whether it did (if not, the read records what it learnt in
   // knownReads() itself).
   bool learntLastConflict() {
-    if (readConflicts_.size() != size_t{conflictsLearnt_} + 1) return false;
+    if (readConflicts_.size() != size_t{conflictsLearnt_} + 1 || conflictsLearnt_ == UINT16_MAX) {
+      return false;
+    }
     ++conflictsLearnt_;
     return true;
   }
@@ -318,7 +320,9 @@ class EngineTransaction final : public TransactionBackend {
   // database, in the order they were read (point reads' keys, whole ranges), and there is no
   // other yet: known_ learns them from there, when first needed (knownReads). Most
   // transactions never need it, and record nothing else for their reads.
-  uint32_t conflictsLearnt_ = 0;
+  // (16 bits, with the flags and retries_ in one word: learntLastConflict stops counting at
+  // the top, and the read then records itself.)
+  uint16_t conflictsLearnt_ = 0;
   // Survives onError, not reset() (here, by the flags, to keep the object within 1024 bytes).
   int retries_ = 0;
   int64_t committedVersion_ = -1;
