@@ -482,7 +482,7 @@ auto EngineTransaction::getRangeTo(KeySelectorRef begin, KeySelectorRef end,
                       });
         } else if (!reverse) {
           Bytes position(from);
-          while (!tally.limited && position < to) {
+          while (!tally.limited && std::string_view(position) < to) {
             std::optional<KeyValue> row = nextVisible(reader, writes, position, to);
             if (!row) break;
             take(row->key, row->value);
@@ -490,7 +490,7 @@ auto EngineTransaction::getRangeTo(KeySelectorRef begin, KeySelectorRef end,
           }
         } else {
           Bytes position(to);
-          while (!tally.limited && from < position) {
+          while (!tally.limited && from < std::string_view(position)) {
             std::optional<KeyValue> row = previousVisible(reader, writes, position, from);
             if (!row) break;
             take(row->key, row->value);
