@@ -134,7 +134,22 @@ class Promise {
   // promise is completed first, or if every Future is dropped first. It must not hold this
   // Promise (hold a WeakPromise: the future's state owns `start`). Call before handing out
   // the future.
-  void setStarter(std::function<void()> start) { state_->setStarter(std::move(start)); }
+  void setStarter(std::function<void()> start) {
+    setStarter(std::make_shared<FunctionStarter>(std::move(start)));
+  }
+  // The same, with no allocation: `target->start()` is the starter, and `target` is kept
+  // until it runs or the future completes.
+  template <typename Target>
+  void setStarter(std::shared_ptr<Target> target) {
+    state_->setStarter(
+        detail::Starter{[](void* t) { static_cast<Target*>(t)->start(); }, std::move(target)});
+  }
+
+  // For a producer that embeds the future's state in an object of its own (one allocation
+  // for both: an aliasing shared_ptr). Internal to the client library.
+  static Promise adopt(std::shared_ptr<detail::FutureState<T>> state) {
+    return Promise(std::move(state));
+  }
 
   template <typename U = T>
   requires(!std::is_void_v<U>) void setValue(U value) {
@@ -146,6 +161,13 @@ class Promise {
   void setError(Error error) { state_->complete(std::move(error)); }
 
  private:
+  struct FunctionStarter {
+    explicit FunctionStarter(std::function<void()> f) : run(std::move(f)) {}
+    void start() { run(); }
+    std::function<void()> run;
+  };
+  explicit Promise(std::shared_ptr<detail::FutureState<T>> state) : state_(std::move(state)) {}
+
   std::shared_ptr<detail::FutureState<T>> state_;
 };
 

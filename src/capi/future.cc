@@ -13,20 +13,19 @@ void FDB_future::unref() {
 }
 
 void FDB_future::startIfLazy() {
-  if (pending_ == nullptr || !pending_->hasStarter.load(std::memory_order_acquire)) return;
-  std::function<void()> start;
-  {
-    std::lock_guard lock(pending_->mutex);
-    if (!pending_->hasStarter.load(std::memory_order_relaxed)) return;
-    pending_->hasStarter.store(false, std::memory_order_relaxed);
-    start.swap(pending_->starter);
+  if (pending_ == nullptr) return;
+  uint8_t state = kStarterSet;
+  if (pending_->starterState.load(std::memory_order_relaxed) != state ||
+      !pending_->starterState.compare_exchange_strong(state, kStarterTaken,
+                                                      std::memory_order_acquire)) {
+    return;
   }
-  start();
+  pending_->runStarter(*pending_);
 }
 
 bool FDB_future::settle(fdb_error_t error, Result* result,
                         std::vector<std::pair<FDBCallback, void*>>* callbacks) {
-  std::function<void()> unstarted;  // released after the lock
+  bool unstarted = false;  // dropped after the lock
   {
     std::lock_guard lock(pending_->mutex);
     if (ready_.load(std::memory_order_relaxed)) return false;
@@ -34,11 +33,11 @@ bool FDB_future::settle(fdb_error_t error, Result* result,
     if (result != nullptr) result_ = std::move(*result);
     callbacks->swap(pending_->callbacks);
     ready_.store(true, std::memory_order_release);
-    if (pending_->hasStarter.load(std::memory_order_relaxed)) {
-      pending_->hasStarter.store(false, std::memory_order_relaxed);
-      unstarted.swap(pending_->starter);
-    }
+    uint8_t state = kStarterSet;
+    unstarted = pending_->starterState.compare_exchange_strong(state, kNoStarter,
+                                                               std::memory_order_acquire);
   }
+  if (unstarted) pending_->dropStarter(*pending_);
   // Waiters cannot free the future meanwhile: a pending completion holds a reference.
   ready_.notify_all();
   return true;

@@ -12,10 +12,12 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -77,11 +79,11 @@ struct FDB_future {
   // and dropped on one thread, one after another, and then cost no allocation.
   static void* operator new(size_t size) {
     if (size != sizeof(FDB_future)) return ::operator new(size);
-    return fdb::detail::BlockCache<sizeof(FDB_future)>::allocate();
+    return fdb::detail::BlockCacheOf<FDB_future>::allocate();
   }
   static void operator delete(void* block, size_t size) {
     if (size != sizeof(FDB_future)) return ::operator delete(block);
-    fdb::detail::BlockCache<sizeof(FDB_future)>::deallocate(block);
+    fdb::detail::BlockCacheOf<FDB_future>::deallocate(block);
   }
 
   // Gives the future what one completed later needs (a lock, registered callbacks, a
@@ -167,21 +169,57 @@ struct FDB_future {
   // (fdb_future_is_ready, _block_until_ready, _set_callback, _get_error or a getter), before
   // that thread looks; never if the future is cancelled or destroyed first.
   // REQUIRES: makePending() was called, before the future is handed out.
-  void setStarter(std::function<void()> start) {
-    pending_->starter = std::move(start);
-    pending_->hasStarter.store(true, std::memory_order_release);
+  // The starter is kept in the cell's pending part, with no allocation.
+  template <typename Start>
+  void setStarter(Start start) {
+    static_assert(sizeof(Start) <= sizeof(Pending::starter) &&
+                  alignof(Start) <= alignof(std::max_align_t));
+    new (pending_->starter) Start(std::move(start));
+    pending_->runStarter = [](Pending& pending) {
+      Start* slot = std::launder(reinterpret_cast<Start*>(pending.starter));
+      Start taken(std::move(*slot));
+      slot->~Start();
+      pending.starterState.store(kNoStarter, std::memory_order_release);
+      taken();
+    };
+    pending_->dropStarter = [](Pending& pending) {
+      std::launder(reinterpret_cast<Start*>(pending.starter))->~Start();
+    };
+    pending_->starterState.store(kStarterSet, std::memory_order_release);
   }
 
  private:
   ~FDB_future() = default;
 
   // What a future completed later needs besides the cell itself.
+  static constexpr uint8_t kNoStarter = 0, kStarterSet = 1, kStarterTaken = 2;
   struct Pending {
+    Pending() {}
+    Pending(const Pending&) = delete;
+    Pending& operator=(const Pending&) = delete;
+    ~Pending() {
+      if (starterState.load(std::memory_order_acquire) == kStarterSet) dropStarter(*this);
+    }
+    // From the block cache, like the cells.
+    static void* operator new(size_t size) {
+      if (size != sizeof(Pending)) return ::operator new(size);
+      return fdb::detail::BlockCacheOf<Pending>::allocate();
+    }
+    static void operator delete(void* block, size_t size) {
+      if (size != sizeof(Pending)) return ::operator delete(block);
+      fdb::detail::BlockCacheOf<Pending>::deallocate(block);
+    }
+
     std::mutex mutex;
     std::vector<std::pair<FDBCallback, void*>> callbacks;  // guarded by mutex
     std::function<void()> canceller;
-    std::atomic<bool> hasStarter{false};
-    std::function<void()> starter;  // guarded by mutex, until it runs or the future settles
+    // A lazy future's starter lives in `starter` while starterState is kStarterSet; whoever
+    // moves starterState out of kStarterSet (startIfLazy: to kStarterTaken, then kNoStarter
+    // once it is out; settle: to kNoStarter) owns it and runs or drops it.
+    std::atomic<uint8_t> starterState{kNoStarter};
+    void (*runStarter)(Pending&) = nullptr;   // takes it out, marks it taken, runs it
+    void (*dropStarter)(Pending&) = nullptr;  // destroys it unrun
+    alignas(std::max_align_t) unsigned char starter[48];
   };
 
   // Runs a lazy future's starter, once, outside the lock.

@@ -63,11 +63,11 @@ struct FDB_transaction {
   // transactions do: a transaction per read then allocates nothing for its handle.
   static void* operator new(size_t size) {
     if (size != sizeof(FDB_transaction)) return ::operator new(size);
-    return fdb::detail::BlockCache<sizeof(FDB_transaction)>::allocate();
+    return fdb::detail::BlockCacheOf<FDB_transaction>::allocate();
   }
   static void operator delete(void* block, size_t size) {
     if (size != sizeof(FDB_transaction)) return ::operator delete(block);
-    fdb::detail::BlockCache<sizeof(FDB_transaction)>::deallocate(block);
+    fdb::detail::BlockCacheOf<FDB_transaction>::deallocate(block);
   }
 };
 

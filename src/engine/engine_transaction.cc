@@ -641,8 +641,8 @@ auto EngineTransaction::commitTo(Out out) {
     request.readVersion = readVersion();
     roundTrip(RoundTripKind::kCommit);
     if (commitMustWait(hadReadVersion)) {
-      return out.deferred(deferCommit(hadReadVersion ? request.readVersion : 0,
-                                      std::move(versionstamp), std::move(watches)));
+      return out.deferred(
+          deferCommit(hadReadVersion ? request.readVersion : 0, versionstamp, watches));
     }
     request.selfConflict = !options_.causalWriteRisky;
     request.readConflicts = readConflicts_;
@@ -697,10 +697,11 @@ bool EngineTransaction::commitMustWait(bool hadReadVersion) const {
 }
 
 Future<void> EngineTransaction::deferCommit(int64_t readVersion,
-                                            std::optional<Promise<Bytes>> versionstamp,
-                                            std::vector<PendingWatch> watches) {
-  PendingCommit::Parts parts;
-  parts.engine = engine_;
+                                            std::optional<Promise<Bytes>>& versionstamp,
+                                            std::vector<PendingWatch>& watches) {
+  pendingCommit_ = PendingCommit::make();
+  PendingCommit::Parts& parts = pendingCommit_->parts();
+  parts.engine = engine_.get();
   // Left as they are until the commit is dropped (clearAttempt) or sent.
   parts.writes = &writes_;
   parts.readConflicts = &readConflicts_;
@@ -718,8 +719,7 @@ Future<void> EngineTransaction::deferCommit(int64_t readVersion,
     parts.cancelled = cancelled_;
   }
   parts.versionstamp = std::move(versionstamp);
-  parts.watches = std::move(watches);
-  pendingCommit_ = std::make_shared<PendingCommit>(std::move(parts));
+  if (!watches.empty()) parts.watches = std::move(watches);
   return pendingCommit_->future();
 }
 

@@ -194,8 +194,8 @@ class EngineTransaction final : public TransactionBackend {
   bool commitMustWait(bool hadReadVersion) const;
   // Hands the commit over to a PendingCommit (pendingCommit_): its lazy outcome. A
   // `readVersion` of 0 takes one when the commit is sent.
-  Future<void> deferCommit(int64_t readVersion, std::optional<Promise<Bytes>> versionstamp,
-                           std::vector<PendingWatch> watches);
+  Future<void> deferCommit(int64_t readVersion, std::optional<Promise<Bytes>>& versionstamp,
+                           std::vector<PendingWatch>& watches);
   // The special key space [\xff\xff, \xff\xff\xff), answered without the database
   // (special_keys.h; transaction_special_keys.cc). readSpecialTo runs `body` with what the
   // special keys are read from, handing over its outcome as `out` says.

@@ -33,13 +33,16 @@ Bytes versionstampOf(int64_t version) {
   return stamp;
 }
 
+std::shared_ptr<PendingCommit> PendingCommit::make() {
+  return std::allocate_shared<PendingCommit>(detail::ThreadCachedAllocator<PendingCommit>());
+}
+
 Future<void> PendingCommit::future() {
-  Promise<void> promise;
+  std::shared_ptr<PendingCommit> self = shared_from_this();
+  Promise<void> promise =
+      Promise<void>::adopt(std::shared_ptr<detail::FutureState<void>>(self, &outcomeState_));
   outcome_ = promise.weaken();
-  // Weak: the future's state owns the starter, and this object completes that state.
-  promise.setStarter([weak = weak_from_this()] {
-    if (std::shared_ptr<PendingCommit> pending = weak.lock()) pending->send();
-  });
+  promise.setStarter(std::move(self));
   return promise.future();
 }
 
@@ -92,6 +95,19 @@ void PendingCommit::send() {
       parts_.engine->armWatch(watch.key, std::move(watch.expected), std::move(watch.promise));
     }
   }
+  if (parts_.readyAt == 0) {  // no simulated delay: the outcome is here
+    if (failure) {
+      if (parts_.versionstamp) {
+        parts_.versionstamp->setError(
+            Error(internal::kTransactionInvalidVersion, "the commit failed"));
+      }
+      outcome_.setError(std::move(*failure));
+    } else {
+      if (parts_.versionstamp) parts_.versionstamp->setValue(versionstampOf(committedVersion()));
+      outcome_.setValue();
+    }
+    return;
+  }
   auto deliver = [outcome = outcome_, versionstamp = std::move(parts_.versionstamp), failure,
                   version = committedVersion()](bool cancelled) mutable {
     if (cancelled) {
@@ -108,7 +124,7 @@ void PendingCommit::send() {
       if (versionstamp) versionstamp->setValue(versionstampOf(version));
     }
   };
-  if (parts_.readyAt == 0 || parts_.readyAt <= parts_.engine->clock().nowMicros()) {
+  if (parts_.readyAt <= parts_.engine->clock().nowMicros()) {
     deliver(parts_.cancelled && parts_.cancelled->load());
     return;
   }

@@ -4,7 +4,7 @@
 // commit that cannot be sent at once is handed over here and sent when its outcome is first
 // asked for, unless it was dropped first.
 //
-//   auto pending = std::make_shared<PendingCommit>(std::move(parts));
+//   std::shared_ptr<PendingCommit> pending = PendingCommit::make(std::move(parts));
 //   fdb::Future<void> outcome = pending->future();  // lazy: asking for it sends the commit
 //   pending->drop(1025, "the transaction was destroyed");  // nothing is written
 //
@@ -51,7 +51,9 @@ class PendingCommit : public std::enable_shared_from_this<PendingCommit> {
  public:
   // What the commit sends and what it completes.
   struct Parts {
-    std::shared_ptr<Engine> engine;
+    // The transaction's engine, which outlives every use here: the transaction holds it and
+    // drops the commit (waiting for a send under way) before it lets it go.
+    Engine* engine = nullptr;
     // The transaction's, valid until drop() (see above).
     const WriteMap* writes = nullptr;
     const ReadConflictRanges* readConflicts = nullptr;
@@ -74,15 +76,24 @@ class PendingCommit : public std::enable_shared_from_this<PendingCommit> {
     std::vector<PendingWatch> watches;
   };
 
-  explicit PendingCommit(Parts parts) : parts_(std::move(parts)) {}
+  // One allocation from the thread's block cache, for the commit and its future's state;
+  // the caller fills in parts() before asking for future().
+  static std::shared_ptr<PendingCommit> make();
+
+  PendingCommit() = default;
   PendingCommit(const PendingCommit&) = delete;
   PendingCommit& operator=(const PendingCommit&) = delete;
+
+  // What it sends, filled in by the transaction before future().
+  Parts& parts() { return parts_; }
 
   // The commit's outcome: lazy, its first asker sends it. Call once.
   Future<void> future();
 
   // Sends the commit unless it was dropped or sent already, and completes its outcome.
   void send();
+  // The future's starter (fdb::Promise::setStarter): the first asker sends the commit.
+  void start() { send(); }
   // Drops the commit unless it was sent: nothing is written, and its outcome, versionstamp
   // and watches fail with error `code` saying `why` (made only then: dropping a commit sent
   // already costs nothing).
@@ -105,6 +116,9 @@ class PendingCommit : public std::enable_shared_from_this<PendingCommit> {
   std::atomic<State> state_{State::kWaiting};
   // Read and written by the one thread that moved state_ out of kWaiting.
   Parts parts_;
+  // The outcome's state lives here (future() shares it by aliasing this object); its starter
+  // holds this object until it runs or the outcome completes, which send() or drop() does.
+  detail::FutureState<void> outcomeState_;
   WeakPromise<void> outcome_{std::weak_ptr<detail::FutureState<void>>()};
   ConflictingKeys conflictingKeys_;  // written before notCommitted_ is set
   std::atomic<bool> notCommitted_{false};

@@ -203,35 +203,30 @@ Future<void> watchFuture(const CApi& api, FDBFuture* f) {
 // is what sends the commit of this project's libfdb_c); dropping every copy before that
 // destroys the C future, as a C client that drops a commit's future does.
 
-// Owns the C future until the fdb::Future's outcome is asked for.
+// Owns the C future until the fdb::Future's outcome is asked for; then, as the future's
+// starter, hands it over and completes the outcome from it.
 struct UnaskedCommit {
-  UnaskedCommit(const CApi& api, FDBFuture* future) : api(&api), future(future) {}
+  UnaskedCommit(const CApi& api, FDBFuture* future, WeakPromise<void> outcome)
+      : api(&api), future(future), outcome(std::move(outcome)) {}
   UnaskedCommit(const UnaskedCommit&) = delete;
   UnaskedCommit& operator=(const UnaskedCommit&) = delete;
   ~UnaskedCommit() {
     if (future != nullptr) api->fdb_future_destroy(future);
   }
 
+  void start() { completeFrom<EmptyReader>(*api, std::exchange(future, nullptr), outcome); }
+
   const CApi* api;
   FDBFuture* future;
+  WeakPromise<void> outcome;
 };
 
 Future<void> commitFuture(const CApi& api, FDBFuture* f) {
   if (f == nullptr)
     return Future<void>::failed(Error(kInternalError, "libfdb_c returned no future"));
   Promise<void> promise;
-  auto unasked = std::make_shared<UnaskedCommit>(api, f);
-  promise.setStarter([unasked, outcome = promise.weaken()] {
-    Future<void> asked =
-        toFuture<EmptyReader>(*unasked->api, std::exchange(unasked->future, nullptr));
-    asked.onReady([asked, outcome] {
-      if (std::optional<Error> error = asked.error()) {
-        outcome.setError(*error);
-      } else {
-        outcome.setValue();
-      }
-    });
-  });
+  promise.setStarter(std::allocate_shared<UnaskedCommit>(
+      fdb::detail::ThreadCachedAllocator<UnaskedCommit>(), api, f, promise.weaken()));
   return promise.future();
 }
 

@@ -46,40 +46,62 @@ ReadType<Reader> readOrThrow(const CApi& api, FDBFuture* f) {
   }
 }
 
-// What a callback needs: the C functions and the promise to complete.
-template <typename T>
+// What a callback needs: the C functions and the promise (a Promise or a WeakPromise) to
+// complete.
+template <typename P>
 struct PendingOperation {
   const CApi* api;
-  Promise<T> promise;
+  P promise;
 };
 
-// The FDBCallback of toFuture: reads, destroys the C future, completes the promise. Never
-// throws (it runs inside libfdb_c).
-template <typename Reader>
-void completeOperation(FDBFuture* f, void* parameter) {
-  using T = ReadType<Reader>;
-  std::unique_ptr<PendingOperation<T>> pending(static_cast<PendingOperation<T>*>(parameter));
-  const CApi& api = *pending->api;
+// Reads the ready `f`, destroys it and completes `promise`. Never throws (it may run inside
+// libfdb_c).
+template <typename Reader, typename P>
+void settle(const CApi& api, FDBFuture* f, P& promise) {
   try {
-    if constexpr (std::is_void_v<T>) {
+    if constexpr (std::is_void_v<ReadType<Reader>>) {
       readOrThrow<Reader>(api, f);
       api.fdb_future_destroy(f);
-      pending->promise.setValue();
+      promise.setValue();
     } else {
-      T value = readOrThrow<Reader>(api, f);
+      ReadType<Reader> value = readOrThrow<Reader>(api, f);
       api.fdb_future_destroy(f);
-      pending->promise.setValue(std::move(value));
+      promise.setValue(std::move(value));
     }
   } catch (const Error& e) {
     api.fdb_future_destroy(f);
-    pending->promise.setError(e);
+    promise.setError(e);
   } catch (...) {
     api.fdb_future_destroy(f);
-    pending->promise.setError(Error(kInternalError, "reading a libfdb_c future failed"));
+    promise.setError(Error(kInternalError, "reading a libfdb_c future failed"));
   }
 }
 
+// The FDBCallback of a pending operation.
+template <typename Reader, typename P>
+void completeOperation(FDBFuture* f, void* parameter) {
+  std::unique_ptr<PendingOperation<P>> pending(static_cast<PendingOperation<P>*>(parameter));
+  settle<Reader>(*pending->api, f, pending->promise);
+}
+
 }  // namespace detail
+
+// Completes `promise` (a Promise or a WeakPromise of ReadType<Reader>) from `f`, which it
+// takes: at once when `f` is ready, else from the network thread's callback.
+template <typename Reader, typename P>
+void completeFrom(const CApi& api, FDBFuture* f, P promise) {
+  if (f == nullptr) return promise.setError(Error(kInternalError, "libfdb_c returned no future"));
+  if (api.fdb_future_is_ready(f)) return detail::settle<Reader>(api, f, promise);
+  auto* parameter = new detail::PendingOperation<P>{&api, std::move(promise)};
+  if (fdb_error_t code =
+          api.fdb_future_set_callback(f, &detail::completeOperation<Reader, P>, parameter);
+      code != 0) {
+    P failed = std::move(parameter->promise);
+    delete parameter;
+    api.fdb_future_destroy(f);
+    failed.setError(Error(code));
+  }
+}
 
 template <typename Reader>
 Future<ReadType<Reader>> toFuture(const CApi& api, FDBFuture* f) {
@@ -104,17 +126,9 @@ Future<ReadType<Reader>> toFuture(const CApi& api, FDBFuture* f) {
       throw;
     }
   }
-  auto pending = std::make_unique<detail::PendingOperation<T>>();
-  pending->api = &api;
-  Future<T> future = pending->promise.future();
-  detail::PendingOperation<T>* parameter = pending.release();
-  if (fdb_error_t code =
-          api.fdb_future_set_callback(f, &detail::completeOperation<Reader>, parameter);
-      code != 0) {
-    delete parameter;
-    api.fdb_future_destroy(f);
-    return Future<T>::failed(Error(code));
-  }
+  Promise<T> promise;
+  Future<T> future = promise.future();
+  completeFrom<Reader>(api, f, std::move(promise));
   return future;
 }
 

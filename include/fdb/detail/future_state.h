@@ -5,9 +5,11 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -20,10 +22,17 @@ namespace fdb {
 
 namespace detail {
 
-// A state not ready yet: a lazy one's starter (Promise::setStarter) lives here, in room the
-// variant has anyway (an Error is larger), until it runs or the state completes.
+// What starts a lazy state (Promise::setStarter): `run(target)`, where `target` is kept alive
+// by the starter until it runs or the state completes. Two words and a pointer: a starter
+// holding an object it shares costs no allocation.
+struct Starter {
+  void (*run)(void*) = nullptr;
+  std::shared_ptr<void> target;
+};
+// A state not ready yet: a lazy one's starter lives here, in room the variant has anyway (an
+// Error is larger), until it runs or the state completes.
 struct NotReady {
-  std::function<void()> start;
+  Starter start;
 };
 struct Done {};  // the value of a completed Future<void>
 
@@ -45,13 +54,18 @@ class FutureState {
 
   void complete(std::variant<NotReady, Stored, Error> outcome) {
     std::vector<std::function<void()>> callbacks;
-    std::function<void()> unstarted;  // released after the lock
+    Starter unstarted;  // released after the lock
     {
       std::lock_guard lock(mutex_);
       if (ready_.load(std::memory_order_relaxed)) return;  // the first completion wins
-      if (hasStarter_.load(std::memory_order_relaxed)) {   // it never ran
-        hasStarter_.store(false, std::memory_order_relaxed);
-        unstarted.swap(std::get<NotReady>(outcome_).start);
+      // A starter that never ran is released; one being taken out is left to finish.
+      uint8_t starter = kStarterSet;
+      if (starter_.compare_exchange_strong(starter, kNoStarter, std::memory_order_acquire)) {
+        unstarted = std::move(std::get<NotReady>(outcome_).start);
+      } else {
+        while (starter_.load(std::memory_order_acquire) == kStarterTaken) {
+          std::this_thread::yield();
+        }
       }
       outcome_ = std::move(outcome);
       ready_.store(true, std::memory_order_release);
@@ -72,9 +86,9 @@ class FutureState {
   // Makes the state lazy (fdb::Promise::setStarter): `start` runs once, on the first thread
   // that asks for the outcome, unless the state completes first. REQUIRES: nobody else sees
   // the state yet.
-  void setStarter(std::function<void()> start) {
+  void setStarter(Starter start) {
     std::get<NotReady>(outcome_).start = std::move(start);
-    hasStarter_.store(true, std::memory_order_release);
+    starter_.store(kStarterSet, std::memory_order_release);
   }
 
   // Asking starts a lazy operation.
@@ -133,25 +147,27 @@ class FutureState {
 
  private:
   // Runs the starter, once, outside the lock (it may complete the state on this thread).
+  // Taken with no lock: whoever moves starter_ out of kStarterSet owns the starter, and
+  // complete() waits for a taker to finish before it overwrites outcome_.
   void startIfLazy() const {
-    if (!hasStarter_.load(std::memory_order_acquire)) return;
-    std::function<void()> start;
-    {
-      std::lock_guard lock(mutex_);
-      if (!hasStarter_.load(std::memory_order_relaxed)) return;
-      hasStarter_.store(false, std::memory_order_relaxed);
-      start.swap(std::get<NotReady>(outcome_).start);
+    uint8_t starter = kStarterSet;
+    if (starter_.load(std::memory_order_relaxed) != starter ||
+        !starter_.compare_exchange_strong(starter, kStarterTaken, std::memory_order_acquire)) {
+      return;
     }
-    start();
+    Starter start = std::move(std::get<NotReady>(outcome_).start);
+    starter_.store(kNoStarter, std::memory_order_release);
+    start.run(start.target.get());
   }
 
   mutable std::mutex mutex_;
   std::atomic<bool> ready_{false};  // set (release) after outcome_ is written
-  // Whether outcome_ (NotReady) holds a lazy state's starter. With the flag in ready_'s
-  // padding and the starter in the variant, lazy states cost no bytes (every size of state is
-  // a thread-local block cache of its own) and no allocation.
-  mutable std::atomic<bool> hasStarter_{false};
-  mutable std::variant<NotReady, Stored, Error> outcome_;  // the starter: guarded by mutex_
+  // Whether outcome_ (NotReady) holds a lazy state's starter, or one is being taken out.
+  // With the flag in ready_'s padding and the starter in the variant, lazy states cost no
+  // bytes (every size of state is a thread-local block cache of its own) and no allocation.
+  static constexpr uint8_t kNoStarter = 0, kStarterSet = 1, kStarterTaken = 2;
+  mutable std::atomic<uint8_t> starter_{kNoStarter};
+  mutable std::variant<NotReady, Stored, Error> outcome_;  // the starter: see startIfLazy
   std::vector<std::function<void()>> callbacks_;           // guarded by mutex_
 };
 
