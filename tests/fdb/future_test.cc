@@ -5,6 +5,7 @@
 #include "fdb/future.h"
 
 #include <atomic>
+#include <memory>
 #include <string>
 #include <thread>
 #include <utility>
@@ -263,6 +264,60 @@ TEST(FutureContract, ALazyFutureNeverStartsIfCompletedFirstOrDropped) {
     (void)dropped.future();
   }
   EXPECT_EQ(starts, 0);
+}
+
+// The allocation-free form: `target->start()` runs, and the future holds `target` only until
+// it runs or the future completes (a producer may embed the future's state in the target).
+struct CountingStarter {
+  std::atomic<int>* starts;
+  WeakPromise<int> done;
+  void start() {
+    ++*starts;
+    done.setValue(7);
+  }
+};
+
+TEST(FutureContract, ASharedStarterIsReleasedWhenItRunsOrTheFutureCompletes) {
+  std::atomic<int> starts{0};
+  Promise<int> asked;
+  auto target = std::make_shared<CountingStarter>(CountingStarter{&starts, asked.weaken()});
+  std::weak_ptr<CountingStarter> watch = target;
+  asked.setStarter(std::move(target));
+  Future<int> f = asked.future();
+  EXPECT_FALSE(watch.expired());
+  EXPECT_EQ(f.get(), 7);
+  EXPECT_EQ(starts.load(), 1);
+  EXPECT_TRUE(watch.expired());
+
+  Promise<int> completed;
+  target = std::make_shared<CountingStarter>(CountingStarter{&starts, completed.weaken()});
+  watch = target;
+  completed.setStarter(std::move(target));
+  Future<int> g = completed.future();
+  completed.setValue(3);
+  EXPECT_TRUE(watch.expired());  // released unrun
+  EXPECT_EQ(g.get(), 3);
+  EXPECT_EQ(starts.load(), 1);
+}
+
+// Asking and completing race: the starter runs at most once, and the outcome is one of the two.
+TEST(FutureContract, AskingAndCompletingALazyFutureAtOnce) {
+  for (int i = 0; i < 200; ++i) {
+    std::atomic<int> starts{0};
+    Promise<int> promise;
+    promise.setStarter(
+        std::make_shared<CountingStarter>(CountingStarter{&starts, promise.weaken()}));
+    Future<int> f = promise.future();
+    std::thread completer([promise]() mutable { promise.setValue(3); });
+    int value = f.get();
+    completer.join();
+    EXPECT_LE(starts.load(), 1);
+    if (value == 7) {
+      EXPECT_EQ(starts.load(), 1);  // the starter won
+    } else {
+      EXPECT_EQ(value, 3);  // the completer won; the starter ran after it or never
+    }
+  }
 }
 
 }  // namespace
