@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "rl/index/value_index.h"
@@ -167,9 +168,15 @@ fdb::Bytes versionIndexEntryKey(std::string_view indexPrefix, const fdb::Tuple& 
   if (!key.hasIncompleteVersionstamp()) {
     return valueIndexEntryKey(indexPrefix, key, trimmedPrimaryKey);
   }
-  fdb::Tuple whole = key;
-  whole.appendAll(trimmedPrimaryKey);
-  return whole.packWithVersionstamp(indexPrefix);
+  // The primary key goes between the packed columns and the offset, which it does not move.
+  fdb::Bytes bytes = key.packWithVersionstamp(indexPrefix);
+  const size_t offsetAt = bytes.size() - 4;
+  const std::array<char, 4> offset = {bytes[offsetAt], bytes[offsetAt + 1], bytes[offsetAt + 2],
+                                      bytes[offsetAt + 3]};
+  bytes.resize(offsetAt);
+  trimmedPrimaryKey.packInto(bytes);
+  bytes.append(offset.data(), offset.size());
+  return bytes;
 }
 
 }  // namespace rl
