@@ -10,6 +10,7 @@
 #include "rl/index/version_index.h"
 #include "rl/metadata/metadata_exception.h"
 #include "rl/store/online_indexer.h"
+#include "rl/store/record_store_exception.h"
 #include "rl/store/store_checker.h"
 
 namespace rl::store_test {
@@ -320,6 +321,34 @@ TEST_F(VersionIndexTest, OnlineBuildIndexesEachRecordAtItsStoredVersion) {
   const CheckReport report2 = check();
   EXPECT_TRUE(report2.ok()) << report2.summary();
   EXPECT_EQ(report2.indexesSkipped.size(), 0u) << report2.summary();
+}
+
+TEST_F(VersionIndexTest, IndexStatesWorkAsForValueIndexes) {
+  withStore([&](RecordStore& store) { store.saveRecord(makeOrder(1, "a")); });
+  // DISABLED: its entries are cleared and saves write none.
+  withStore([&](RecordStore& store) { EXPECT_TRUE(store.markIndexDisabled(kSince)); });
+  EXPECT_TRUE(keysWithPrefix(fdb::Tuple{2, kSince}.pack()).empty());
+  withStore([&](RecordStore& store) { store.saveRecord(makeOrder(2, "b")); });
+  EXPECT_TRUE(keysWithPrefix(fdb::Tuple{2, kSince}.pack()).empty());
+  // WRITE_ONLY: saves write entries (at commit), scans are refused.
+  withStore([&](RecordStore& store) { EXPECT_TRUE(store.markIndexWriteOnly(kSince)); });
+  withStore([&](RecordStore& store) { store.saveRecord(makeOrder(3, "c")); });
+  EXPECT_EQ(keysWithPrefix(fdb::Tuple{2, kSince}.pack()).size(), 1u);
+  withStore([&](RecordStore& store) {
+    EXPECT_THROW(store.scanIndex(kSince, TupleRange::all(), std::nullopt, {}),
+                 ScanNonReadableIndexException);
+    // A rebuild indexes every record at its stored version and makes it READABLE.
+    store.rebuildIndex(kSince);
+  });
+  std::vector<fdb::Tuple> expected;
+  withStore([&](RecordStore& store) {
+    for (int64_t id = 1; id <= 3; ++id) {
+      expected.push_back(fdb::Tuple{store.loadRecordVersion(fdb::Tuple{id})->toVersionstamp(), id});
+    }
+  });
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(indexKeys(kSince), expected);
+  EXPECT_TRUE(check().ok());
 }
 
 TEST_F(VersionIndexTest, SmallStoresBuildTheIndexAtOpen) {
