@@ -30,15 +30,16 @@ void removeCommonEntries(std::vector<EvaluatedIndexEntry>& before,
   std::erase_if(after, isCommon);
 }
 
-// Scans, fetches and range deletes are a VALUE index's (held in `value_`); saves and deletes
-// write versionstamped keys for incomplete versions.
+// Scans, fetches and range deletes are a VALUE index's (value(), made on first use, so a
+// transaction that only saves makes none); saves and deletes write versionstamped keys for
+// incomplete versions.
 class VersionIndexMaintainer : public IndexMaintainer {
  public:
-  VersionIndexMaintainer(RecordStore::State& store, const StoreIndex& index)
-      : IndexMaintainer(store, index), value_(makeValueIndexMaintainer(store, index)) {}
+  using IndexMaintainer::IndexMaintainer;
 
   std::vector<EvaluatedIndexEntry> evaluateIndex(const IndexedRecord& record) const override {
-    return value_->evaluateIndex(record);
+    if (record.record == nullptr) return {};
+    return evaluateValueIndex(index(), *record.type, *record.record, record.version);
   }
 
   void update(const fdb::Tuple& primaryKey, const IndexedRecord& before,
@@ -91,7 +92,7 @@ class VersionIndexMaintainer : public IndexMaintainer {
   CursorPtr<IndexEntry> scan(IndexScanType type, const TupleRange& range,
                              const std::optional<fdb::Bytes>& continuation,
                              const ScanProperties& properties) override {
-    return value_->scan(type, range, continuation, properties);
+    return value().scan(type, range, continuation, properties);
   }
 
   CursorPtr<IndexedRawRecord> scanRecords(const TupleRange& range,
@@ -99,19 +100,24 @@ class VersionIndexMaintainer : public IndexMaintainer {
                                           const ScanProperties& properties, IndexFetchMethod method,
                                           IndexOrphanBehavior orphanBehavior,
                                           size_t pipelineSize) override {
-    return value_->scanRecords(range, continuation, properties, method, orphanBehavior,
+    return value().scanRecords(range, continuation, properties, method, orphanBehavior,
                                pipelineSize);
   }
 
   std::optional<std::string> cannotDeleteWhere(const fdb::Tuple& prefix) const override {
-    return value_->cannotDeleteWhere(prefix);
+    return value().cannotDeleteWhere(prefix);
   }
 
   // Clears through the context, so held-back entries of this transaction go too.
-  void deleteWhere(const fdb::Tuple& prefix) override { value_->deleteWhere(prefix); }
+  void deleteWhere(const fdb::Tuple& prefix) override { value().deleteWhere(prefix); }
 
  private:
-  std::unique_ptr<IndexMaintainer> value_;
+  IndexMaintainer& value() const {
+    if (!value_) value_ = makeValueIndexMaintainer(store_, storeIndex_);
+    return *value_;
+  }
+
+  mutable std::unique_ptr<IndexMaintainer> value_;
 };
 
 class VersionIndexMaintainerFactory : public IndexMaintainerFactory {
