@@ -102,6 +102,16 @@ TEST_F(RlVersionIndex, CreateScanAndChangesSinceAVersion) {
                    {"Order$customer-version", "--from", "(\"a\",)", "--to", "(\"b\",)", "--json"})),
             (std::vector<std::string>{"1", "3"}));
   EXPECT_NE(ok({"check"}).find("No problems."), std::string::npos);
+  // The same through a query: version() compared with the entry's versionstamp.
+  const std::string entry1 = lines(all)[0].at("index_entry");  // (vs(G, L), 1)
+  const std::string stamp1 = entry1.substr(1, entry1.find(')'));
+  EXPECT_EQ(ids(ok({"query"}, {"--where", "customer = \"a\" AND version() > " + stamp1, "--sort",
+                               "version()", "--json"})),
+            (std::vector<std::string>{"3"}));
+  const std::string plan = ok({"explain"}, {"--where", "customer = \"a\" AND version() > " + stamp1,
+                                            "--sort", "version()"});
+  EXPECT_NE(plan.find("Index(Order$customer-version ([a, Versionstamp("), std::string::npos)
+      << plan;
 
   expectError({"index", "scan"}, {"Order$price", "--since", v1},
               "--since: index Order$price is a value index; --since scans a version index");

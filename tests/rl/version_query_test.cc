@@ -11,6 +11,7 @@
 #include "query_test_records.pb.h"
 #include "rl/context/record_context.h"
 #include "rl/metadata/metadata_builder.h"
+#include "rl/query/query_text.h"
 #include "rl/query/record_query_planner.h"
 #include "rl/store/record_store.h"
 #include "test_database.h"
@@ -150,6 +151,31 @@ TEST_F(VersionQueryTest, InvalidVersionComparisonsAreRefused) {
   // Java's Versionstamp.toString(): the printable transaction version, then the user version.
   EXPECT_EQ(shown(stamp(100)), "Versionstamp(\\x00\\x00\\x00\\x00\\x00\\x00\\x00d\\x00\\x00 0)");
   EXPECT_EQ(Q::version().lessThan(stamp(1)).toString(), "version() LESS_THAN " + shown(stamp(1)));
+}
+
+TEST_F(VersionQueryTest, QueryTextReadsVersionCalls) {
+  const QueryComponent filter = parseQueryFilter(
+      R"(customer = "a" AND VERSION ( ) > vs(00000000000000640000, 0))", metaData, {"Order"});
+  EXPECT_EQ(filter,
+            Q::allOf(Q::field("customer").equalsValue("a"), Q::version().greaterThan(stamp(100))));
+  EXPECT_EQ(explain({.filter = filter, .sort = parseQuerySort("version()")}),
+            "Index(Order$customer_version ([a, " + shown(stamp(100)) + "],[a]])");
+  EXPECT_EQ(parseQuerySort("customer, version()"), concat(field("customer"), version()));
+  // A field named version is a field.
+  EXPECT_EQ(parseQueryFilter("version = 1").toString(), "version EQUALS 1");
+  auto failsAt = [&](const std::string& text, size_t position, const std::string& words) {
+    SCOPED_TRACE(text);
+    try {
+      parseQueryFilter(text, metaData, {"Order"});
+      ADD_FAILURE() << "parsed";
+    } catch (const QueryTextException& e) {
+      EXPECT_EQ(e.position(), position) << e.what();
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  failsAt("price > 1 AND version() IN (1, 2)", 14, "version() takes =");
+  failsAt("version() > 5", 0, "not a versionstamp");
+  failsAt("ship_to.(version() > vs(00000000000000640000, 0))", 9, "nested message");
 }
 
 TEST_F(VersionQueryTest, ChangedSinceAVersionComeInCommitOrder) {
