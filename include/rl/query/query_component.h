@@ -80,7 +80,7 @@ class QueryComponent {
 
   // The Java Record Layer's form: "price LESS_THAN 100", "one of tags EQUALS x",
   // "customer/{name EQUALS x}", "one of items/{qty GREATER_THAN 2}", "And([a, b])",
-  // "Or([a, b])", "Not(a)", "version() GREATER_THAN <versionstamp>".
+  // "Or([a, b])", "Not(a)", "version GREATER_THAN Versionstamp(...)" (a version comparison).
   std::string toString() const;
 
   friend bool operator==(const QueryComponent& a, const QueryComponent& b);

@@ -183,7 +183,7 @@ std::string QueryComponent::toString() const {
     case Kind::kAnd: return "And([" + joined(node.children) + "])";
     case Kind::kOr: return "Or([" + joined(node.children) + "])";
     case Kind::kNot: return "Not(" + node.children[0].toString() + ")";
-    case Kind::kVersion: return "version() " + node.comparison->toString();
+    case Kind::kVersion: return "version " + node.comparison->toString();  // Java's form
   }
   return "?";
 }
