@@ -146,6 +146,23 @@ TEST_F(VersionIndexTest, SavesAndDeletesInOneTransactionLeaveOnlyTheLastEntry) {
   EXPECT_TRUE(check().ok());
 }
 
+// Clearing the index's range in the saving transaction drops the held-back entries too.
+TEST_F(VersionIndexTest, RangeClearsDropHeldBackEntries) {
+  commitOnce([&](RecordStore& store, RecordContext&) {
+    store.saveRecord(makeOrder(1, "a"));
+    store.deleteAllRecords();
+    store.saveRecord(makeOrder(2, "b"));
+  });
+  ASSERT_EQ(indexKeys(kByName).size(), 1u);
+  EXPECT_EQ(indexKeys(kByName)[0][0], fdb::TupleElement("b"));
+  commitOnce([&](RecordStore& store, RecordContext&) {
+    store.saveRecord(makeOrder(3, "c"));
+    store.markIndexDisabled(kSince);
+  });
+  EXPECT_TRUE(keysWithPrefix(fdb::Tuple{2, kSince}.pack()).empty());
+  EXPECT_EQ(indexKeys(kByName).size(), 2u);
+}
+
 TEST_F(VersionIndexTest, UpdatesMoveTheEntryAndDeletesRemoveIt) {
   StoredRecord first;
   const fdb::Bytes v1 = commitOnce(
