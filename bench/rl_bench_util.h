@@ -45,20 +45,26 @@ namespace rl::bench {
 // Order: the generated message of protos/bench_records.proto (package rl.bench).
 
 inline constexpr std::string_view kPriceIndex = "price_idx";
+inline constexpr std::string_view kVersionIndex = "version_idx";
 inline constexpr int kRecords = 1000;  // every fixture holds IDs 0..999
 
 // The metadata of a benchmark's store: the bench schema, with or without the VALUE index
-// price_idx on price, split long records (100,000-byte chunks) and inline record versions.
+// price_idx on price, split long records (100,000-byte chunks) and inline record versions,
+// and the VERSION index version_idx on version() (which needs versions).
 struct Layout {
   bool priceIndex = false;
   bool split = false;
   bool versions = false;
+  bool versionIndex = false;
 };
 
 inline RecordMetaData benchMetaData(Layout layout) {
   RecordMetaDataBuilder builder(Order::descriptor()->file());
   if (layout.priceIndex) {
     builder.addIndex("Order", Index(std::string(kPriceIndex), field("price")));
+  }
+  if (layout.versionIndex) {
+    builder.addIndex("Order", Index(std::string(kVersionIndex), version(), Index::kVersion));
   }
   builder.setSplitLongRecords(layout.split);
   builder.setStoreRecordVersions(layout.versions);

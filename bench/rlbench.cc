@@ -4,6 +4,9 @@
 //
 //   SaveRecord                  save one small Order (no index)
 //   SaveRecordWithIndex         the same with the VALUE index price_idx on price
+//   SaveRecordWithIndex/value_versioned   the same on a store keeping record versions
+//   SaveRecordWithIndex/version           the VERSION index version_idx on version() instead
+//                               (versions kept): each entry a SET_VERSIONSTAMPED_KEY at commit
 //   SaveSplitRecord             save one ~250 kB Order: three 100,000-byte chunks
 //   LoadRecord                  load one record by primary key (IDs 0..999 in turn)
 //   ScanRecords                 scan 100 records (IDs [k, k+100))
@@ -136,6 +139,36 @@ void checkPriceIndex(fdb::Database& db, const StoreLocation& location,
   });
 }
 
+// Checks that version_idx holds one entry per record 0..count-1, each at its record's version;
+// records saved one per transaction in ID order, so in ID order.
+void checkVersionIndex(fdb::Database& db, const StoreLocation& location,
+                       const RecordMetaData& metaData, int count) {
+  for (int start = 0; start < count; start += 100) {
+    runInContext(db, [&](RecordContext& context) {
+      RecordStore store = RecordStore::open(context, location, metaData);
+      for (int i = start; i < std::min(count, start + 100); ++i) {
+        const std::optional<RecordVersion> version = store.loadRecordVersion(fdb::Tuple{i});
+        check(version.has_value() && version->isComplete(),
+              "version of record " + std::to_string(i));
+        TupleRange one = TupleRange::allOf(fdb::Tuple{version->toVersionstamp()});
+        auto entries = store.scanIndex(kVersionIndex, one, std::nullopt, {});
+        auto r = entries->next();
+        check(r.hasValue() && r.value().key == (fdb::Tuple{version->toVersionstamp(), i}),
+              "version index entry of record " + std::to_string(i));
+      }
+    });
+  }
+  runInContext(db, [&](RecordContext& context) {
+    RecordStore store = RecordStore::open(context, location, metaData);
+    auto cursor = store.scanIndex(kVersionIndex, TupleRange::all(), std::nullopt, {});
+    int64_t id = 0;
+    for (auto r = cursor->next(); r.hasValue(); r = cursor->next(), ++id) {
+      check(r.value().primaryKey == fdb::Tuple{id}, "version index order at " + std::to_string(id));
+    }
+    check(id == count, std::to_string(id) + " version index entries, not " + std::to_string(count));
+  });
+}
+
 // ---- Read fixtures ---------------------------------------------------------------------
 
 enum class Fixture { kPlain, kIndexed, kSplitVersioned };
@@ -198,17 +231,22 @@ const ReadFixture& readFixture(Arm arm, Fixture fixture) {
 
 // ---- Write benchmarks ------------------------------------------------------------------
 
-enum class Save { kSmall, kWithIndex, kSplit };
+enum class Save { kSmall, kWithIndex, kSplit, kWithIndexVersioned, kWithVersionIndex };
 
 void runSave(benchmark::State& state, Arm arm, Save kind) {
   fdb::Database& db = databaseFor(arm);
-  const Layout layout = kind == Save::kWithIndex ? Layout{.priceIndex = true}
-                        : kind == Save::kSplit   ? Layout{.split = true}
-                                                 : Layout{};
+  const Layout layout =
+      kind == Save::kWithIndex            ? Layout{.priceIndex = true}
+      : kind == Save::kSplit              ? Layout{.split = true}
+      : kind == Save::kWithIndexVersioned ? Layout{.priceIndex = true, .versions = true}
+      : kind == Save::kWithVersionIndex   ? Layout{.versions = true, .versionIndex = true}
+                                          : Layout{};
   const size_t payloadSize = kind == Save::kSplit ? kSplitPayload : kSmallPayload;
-  const char* storeName = kind == Save::kWithIndex ? "save_indexed"
-                          : kind == Save::kSplit   ? "save_split"
-                                                   : "save";
+  const char* storeName = kind == Save::kWithIndex            ? "save_indexed"
+                          : kind == Save::kSplit              ? "save_split"
+                          : kind == Save::kWithIndexVersioned ? "save_indexed_versioned"
+                          : kind == Save::kWithVersionIndex   ? "save_version_indexed"
+                                                              : "save";
   const StoreLocation location = locationOf(storeName);
   const RecordMetaData metaData = benchMetaData(layout);
   clearStore(db, location, metaData);
@@ -245,11 +283,12 @@ void runSave(benchmark::State& state, Arm arm, Save kind) {
       ++id;
     }
     // After the loop: the timer has stopped.
-    const int keysPerRecord = kind == Save::kSplit ? 3 : 1;
+    const int keysPerRecord = kind == Save::kSplit ? 3 : layout.versions ? 2 : 1;
     checkRecords(
         db, location, metaData, id, payloadSize, [&](int) { return payloadSum; }, keysPerRecord,
-        false);
-    if (kind == Save::kWithIndex) checkPriceIndex(db, location, metaData, id);
+        layout.versions);
+    if (layout.priceIndex) checkPriceIndex(db, location, metaData, id);
+    if (layout.versionIndex) checkVersionIndex(db, location, metaData, id);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;
@@ -528,7 +567,9 @@ void registerAll() {
     };
     for (auto [name, kind] :
          {std::pair{"SaveRecord", Save::kSmall}, std::pair{"SaveRecordWithIndex", Save::kWithIndex},
-          std::pair{"SaveSplitRecord", Save::kSplit}}) {
+          std::pair{"SaveSplitRecord", Save::kSplit},
+          std::pair{"SaveRecordWithIndex/value_versioned", Save::kWithIndexVersioned},
+          std::pair{"SaveRecordWithIndex/version", Save::kWithVersionIndex}}) {
       reg(name, [kind](benchmark::State& s, Arm a) { runSave(s, a, kind); })->Iterations(kRecords);
     }
     reg("LoadRecord", runLoad);

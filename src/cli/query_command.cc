@@ -143,6 +143,7 @@ void collectParameters(const QueryComponent& component, std::vector<std::string>
   switch (component.kind()) {
     case QueryComponent::Kind::kField:
     case QueryComponent::Kind::kOneOfThem:
+    case QueryComponent::Kind::kVersion:
       if (component.comparison().hasParameter()) {
         names.push_back(component.comparison().parameterName());
       }
@@ -266,8 +267,8 @@ void addQueryOptions(CLI::App* command, QueryOptions& options, ScanOptions& scan
                       "The filter, e.g. 'price >= 10 AND customer = \"c-3\"' (docs/query.md, "
                       "\"Query text\"; default: every record)");
   command->add_option("--sort", options.sort,
-                      "The order: fields separated by commas, e.g. price or customer,price; an "
-                      "index must give it");
+                      "The order: fields separated by commas, e.g. price or customer,price "
+                      "(version() for the record's version); an index must give it");
   command->add_flag("--reverse", scanOptions.reverse, "The --sort descending");
   command
       ->add_option("--fetch", options.fetch,

@@ -114,6 +114,8 @@ struct IndexScanOptions {
   std::string index;
   std::optional<std::string> from;
   std::optional<std::string> to;
+  std::optional<std::string> since;   // a record version, 24 hex digits
+  std::optional<std::string> prefix;  // with --since: the columns before the version
   std::string fetch = "scan";
 };
 
@@ -122,12 +124,58 @@ std::optional<fdb::Tuple> parseBound(const std::optional<std::string>& text, con
   return parseTupleOrElement(*text, option);
 }
 
+// --since VERSION [--prefix TUPLE] on a VERSION index: the entries whose version column,
+// after the columns `prefix` gives, comes after VERSION (as `rl get --json` prints versions).
+TupleRange sinceRange(const Index& index, const IndexScanOptions& indexOptions) {
+  if (indexOptions.from || indexOptions.to) {
+    throw std::invalid_argument("--since takes the place of --from and --to");
+  }
+  const std::vector<KeyExpression> columns = index.rootExpression().normalizeKeyForPositions();
+  const auto versionColumn = std::find_if(
+      columns.begin(), columns.end(),
+      [](const KeyExpression& column) { return column.kind() == KeyExpression::Kind::kVersion; });
+  if (index.type() != Index::kVersion || versionColumn == columns.end()) {
+    throw std::invalid_argument(
+        fmt::format("--since: index {} is a {} index; --since scans a "
+                    "version index",
+                    index.name(), index.type()));
+  }
+  const fdb::Tuple prefix =
+      indexOptions.prefix ? parseTupleOrElement(*indexOptions.prefix, "--prefix") : fdb::Tuple{};
+  const auto before = static_cast<size_t>(versionColumn - columns.begin());
+  if (prefix.size() != before) {
+    throw std::invalid_argument(fmt::format(
+        "--since on index {} ({}): --prefix gives the {} column(s) before the version, not {}",
+        index.name(), index.rootExpression().toString(), before, prefix.size()));
+  }
+  RecordVersion since = RecordVersion::minVersion();
+  try {
+    since = RecordVersion::fromBytes(fromHex(*indexOptions.since));
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(fmt::format(
+        "--since {}: a record version is 24 hex digits, as rl get --json prints it ({})",
+        *indexOptions.since, e.what()));
+  }
+  TupleRange range;
+  range.low = prefix;
+  range.low->append(since.toVersionstamp());
+  range.lowEndpoint = EndpointType::kRangeExclusive;
+  if (prefix.size() > 0) {
+    range.high = prefix;
+    range.highEndpoint = EndpointType::kRangeInclusive;
+  }
+  return range;
+}
+
 void runIndexScan(const StoreArguments& args, const IndexScanOptions& indexOptions,
                   const ScanOptions& options) {
   const StoreLocation location = storeLocation(args);
   const IndexFetchMethod method = parseFetch(indexOptions.fetch);
-  const TupleRange range = TupleRange::between(parseBound(indexOptions.from, "--from"),
-                                               parseBound(indexOptions.to, "--to"));
+  if (indexOptions.prefix && !indexOptions.since) {
+    throw std::invalid_argument("--prefix goes with --since");
+  }
+  TupleRange range = TupleRange::between(parseBound(indexOptions.from, "--from"),
+                                         parseBound(indexOptions.to, "--to"));
   checkScanOptions(options);
   fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadOnly);
   const RecordMetaData metaData = loadStoreMetaData(db, args);
@@ -138,6 +186,7 @@ void runIndexScan(const StoreArguments& args, const IndexScanOptions& indexOptio
         fmt::format("no index {} (the store's indexes: {})", indexOptions.index,
                     names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
   }
+  if (indexOptions.since) range = sinceRange(metaData.index(indexOptions.index), indexOptions);
   try {
     printPaged(
         db, location, metaData, options,
@@ -216,6 +265,11 @@ void addRecordCommands(CLI::App& app) {
       "The first index value scanned: a tuple, or one element alone, 1000 (default: the first)");
   indexScan->add_option("--to", indexOptions->to,
                         "The index value after the last one scanned (default: the end)");
+  indexScan->add_option("--since", indexOptions->since,
+                        "On a version index: the records changed after this record version (24 "
+                        "hex digits, as rl get --json prints it), in commit order");
+  indexScan->add_option("--prefix", indexOptions->prefix,
+                        "With --since: the index's columns before its version, e.g. '(\"c-1\",)'");
   indexScan
       ->add_option("--fetch", indexOptions->fetch,
                    "How records are fetched: scan (SCAN_AND_FETCH), remote (USE_REMOTE_FETCH) "

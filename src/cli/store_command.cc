@@ -74,23 +74,37 @@ std::pair<std::string, std::vector<std::string>> typeAndFields(std::string_view 
   return {type, fields};
 }
 
-// The key of `fields` in order: one field, or their concatenation.
+// The key of `fields` in order: one field, or their concatenation. "version()" is the
+// record's version.
 KeyExpression fieldsKey(const std::vector<std::string>& fields) {
   std::vector<KeyExpression> columns;
   columns.reserve(fields.size());
-  for (const std::string& f : fields) columns.push_back(field(f));
+  for (const std::string& f : fields) columns.push_back(f == "version()" ? version() : field(f));
   return columns.size() == 1 ? columns.front() : concatAll(columns);
 }
 
-// A VALUE index from TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...] (the name the
-// .proto's index option gives a one-field index).
+// An --index's index type and the rest: INDEXTYPE:TYPE:FIELD[,FIELD...] names the type
+// ("version:Order:customer,version()"); TYPE:FIELD[,FIELD...] is a VALUE index.
+std::pair<std::string, std::string> indexTypeAndRest(const std::string& text) {
+  const size_t first = text.find(':');
+  if (first == std::string::npos || text.find(':', first + 1) == std::string::npos) {
+    return {std::string(Index::kValue), text};
+  }
+  return {text.substr(0, first), text.substr(first + 1)};
+}
+
+// An index from [INDEXTYPE:]TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...] (the name the
+// .proto's index option gives a one-field index; version() is named "version").
 void addIndexOption(RecordMetaDataBuilder& builder, const std::string& text, bool unique) {
+  const auto [indexType, rest] = indexTypeAndRest(text);
   const auto [type, fields] =
-      typeAndFields(unique ? "--unique-index" : "--index", text, "an index", "Order:customer");
+      typeAndFields(unique ? "--unique-index" : "--index", rest, "an index", "Order:customer");
   std::map<std::string, std::string> indexOptions;
   if (unique) indexOptions.emplace(std::string(Index::kUniqueOption), "true");
-  builder.addIndex(type, Index(fmt::format("{}${}", type, fmt::join(fields, "-")),
-                               fieldsKey(fields), Index::kValue, std::move(indexOptions)));
+  std::vector<std::string> names;
+  for (const std::string& f : fields) names.push_back(f == "version()" ? "version" : f);
+  builder.addIndex(type, Index(fmt::format("{}${}", type, fmt::join(names, "-")), fieldsKey(fields),
+                               indexType, std::move(indexOptions)));
 }
 
 // A record type's primary key from TYPE:FIELD[,FIELD...], in place of the .proto's
@@ -316,8 +330,9 @@ void addSchemaOptions(CLI::App* command, CreateOptions& options) {
                       "A record type's primary key TYPE:FIELD[,FIELD...], for a schema whose "
                       ".proto does not mark it (repeatable; kept in the metadata)");
   command->add_option("--index", options.indexes,
-                      "Add a VALUE index TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...] "
-                      "(repeatable)");
+                      "Add a VALUE index TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...], "
+                      "or an index of another type INDEXTYPE:TYPE:FIELD[,FIELD...], e.g. "
+                      "version:Order:customer,version() (repeatable)");
   command->add_option("--unique-index", options.uniqueIndexes,
                       "Add a unique VALUE index, as --index (repeatable)");
   command->add_option("--version", options.version,

@@ -8,6 +8,7 @@
 //       Query::field("customer").matches(Query::field("name").equalsValue("c-3")),
 //       Query::field("tags").oneOfThem().equalsValue("gift"),
 //       Query::negate(Query::field("status").in({1, 2})));
+//   Query::version().greaterThan(v.toVersionstamp());   // changed after the version v
 //   filter.toString();
 //   // And([price GREATER_THAN_OR_EQUALS 10, customer/{name EQUALS c-3},
 //   //      one of tags EQUALS gift, Not(status IN [1, 2])])
@@ -48,6 +49,7 @@ class QueryComponent {
     kAnd,              // every one of children()
     kOr,               // some one of children()
     kNot,              // not child()
+    kVersion,          // the record's version (Query::version()) compared by comparison()
   };
 
   Kind kind() const;
@@ -61,10 +63,13 @@ class QueryComponent {
   const std::vector<QueryComponent>& children() const;
 
   // Whether `record` passes; nullopt: unknown. `record` may be null (a missing nested
-  // message). Throws what Comparison::comparandValue throws for an unbound parameter.
-  std::optional<bool> eval(const google::protobuf::Message* record, const Bindings& bindings) const;
-  bool passes(const google::protobuf::Message& record, const Bindings& bindings) const {
-    return eval(&record, bindings) == std::optional<bool>(true);
+  // message); `version` is the record's version (null: none), for kVersion. Throws what
+  // Comparison::comparandValue throws for an unbound parameter.
+  std::optional<bool> eval(const google::protobuf::Message* record, const Bindings& bindings,
+                           const fdb::Versionstamp* version = nullptr) const;
+  bool passes(const google::protobuf::Message& record, const Bindings& bindings,
+              const fdb::Versionstamp* version = nullptr) const {
+    return eval(&record, bindings, version) == std::optional<bool>(true);
   }
 
   // The same component with another comparison (kField, kOneOfThem).
@@ -75,7 +80,7 @@ class QueryComponent {
 
   // The Java Record Layer's form: "price LESS_THAN 100", "one of tags EQUALS x",
   // "customer/{name EQUALS x}", "one of items/{qty GREATER_THAN 2}", "And([a, b])",
-  // "Or([a, b])", "Not(a)".
+  // "Or([a, b])", "Not(a)", "version GREATER_THAN Versionstamp(...)" (a version comparison).
   std::string toString() const;
 
   friend bool operator==(const QueryComponent& a, const QueryComponent& b);
@@ -122,15 +127,31 @@ class Query {
     // satisfying `child`.
     QueryComponent matches(QueryComponent child) const;
     // Comparisons then apply to any one element of this repeated field.
-    Field oneOfThem() const { return Field(name_, true); }
+    Field oneOfThem() const {
+      if (version_) refuseOnVersion("oneOfThem");
+      return Field(name_, true);
+    }
 
    private:
+    friend class Query;
     QueryComponent compare(ComparisonType type, Comparand c) const;
+    void refuseOnVersion(std::string_view what) const;
     std::string name_;
     bool oneOfThem_;
+    bool version_ = false;  // Query::version(): the record's version, not a field
   };
 
   static Field field(std::string name) { return Field(std::move(name)); }
+  // The record's version (the version() key expression), compared with a versionstamp
+  // (RecordVersion::toVersionstamp()): =, !=, <, <=, >, >=, is null, not null. A VERSION index
+  // on version() (or on fields then version()) answers such comparisons, and sorts by
+  // version() (docs/query.md, "Versions"). The other builders throw
+  // RecordCoreArgumentException on it.
+  static Field version() {
+    Field field("");
+    field.version_ = true;
+    return field;
+  }
 
   // AND / OR of two or more components (RecordCoreArgumentException for fewer).
   static QueryComponent allOf(std::vector<QueryComponent> children);

@@ -5,11 +5,15 @@
 #include <mutex>
 
 #include "rl/index/value_index.h"
+#include "rl/index/version_index.h"
 #include "rl/metadata/metadata_exception.h"
 
 namespace rl {
 
-IndexMaintainerRegistry::IndexMaintainerRegistry() { add(valueIndexMaintainerFactory()); }
+IndexMaintainerRegistry::IndexMaintainerRegistry() {
+  add(valueIndexMaintainerFactory());
+  add(versionIndexMaintainerFactory());
+}
 
 IndexMaintainerRegistry& IndexMaintainerRegistry::instance() {
   static IndexMaintainerRegistry registry;

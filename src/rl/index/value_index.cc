@@ -245,6 +245,11 @@ class ValueIndexMaintainerFactory : public IndexMaintainerFactory {
 
 }  // namespace
 
+std::unique_ptr<IndexMaintainer> makeValueIndexMaintainer(RecordStore::State& store,
+                                                          const StoreIndex& index) {
+  return std::make_unique<ValueIndexMaintainer>(store, index);
+}
+
 std::shared_ptr<const IndexMaintainerFactory> valueIndexMaintainerFactory() {
   return std::make_shared<ValueIndexMaintainerFactory>();
 }

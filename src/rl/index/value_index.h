@@ -29,6 +29,11 @@ namespace rl {
 // The factory of VALUE index maintainers.
 std::shared_ptr<const IndexMaintainerFactory> valueIndexMaintainerFactory();
 
+// A VALUE maintainer of `index` in `store`: for index types whose entries are laid out as
+// VALUE's and that reuse its scans and range deletes (version_index.cc).
+std::unique_ptr<IndexMaintainer> makeValueIndexMaintainer(RecordStore::State& store,
+                                                          const StoreIndex& index);
+
 // The entries `index` has for `record` of `type`.
 std::vector<EvaluatedIndexEntry> evaluateValueIndex(const Index& index, const RecordType& type,
                                                     const google::protobuf::Message& record,

@@ -1,5 +1,7 @@
 #include "rl/query/java_format.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
 #include <string_view>
@@ -69,6 +71,14 @@ std::string itemString(const fdb::TupleElement& value, bool bytesAsArray) {
           return v ? "true" : "false";
         } else if constexpr (std::is_same_v<T, fdb::Uuid>) {
           return v.toString();
+        } else if constexpr (std::is_same_v<T, fdb::Versionstamp>) {
+          // Java's Versionstamp.toString().
+          if (!v.isComplete()) return fmt::format("Versionstamp(<incomplete> {})", v.userVersion());
+          const auto& global = v.transactionVersion();
+          return fmt::format("Versionstamp({} {})",
+                             fdb::printable(std::string_view(
+                                 reinterpret_cast<const char*>(global.data()), global.size())),
+                             v.userVersion());
         } else {
           return fdb::formatTuple(fdb::Tuple{value});
         }

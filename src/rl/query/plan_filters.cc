@@ -33,8 +33,12 @@ CursorPtr<QueriedRecord> RecordQueryFilterPlan::execute(
   return filter(children()[0]->execute(execution, bindings, continuation, properties),
                 [self = shared_from_this(), bindings](const QueriedRecord& row) {
                   const auto& plan = static_cast<const RecordQueryFilterPlan&>(*self);
+                  std::optional<fdb::Versionstamp> version;
+                  if (row.version) version = row.version->toVersionstamp();
                   for (const QueryComponent& component : plan.filters()) {
-                    if (!component.passes(*row.record, bindings)) return false;
+                    if (!component.passes(*row.record, bindings, version ? &*version : nullptr)) {
+                      return false;
+                    }
                   }
                   return true;
                 });

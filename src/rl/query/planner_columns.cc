@@ -13,6 +13,7 @@ std::optional<Leaf> asLeaf(const QueryComponent& component) {
       return Leaf{FieldPath{PathStep{component.fieldName(), false}}, component.comparison()};
     case Kind::kOneOfThem:
       return Leaf{FieldPath{PathStep{component.fieldName(), true}}, component.comparison()};
+    case Kind::kVersion: return Leaf{FieldPath{}, component.comparison()};
     case Kind::kNested:
     case Kind::kOneOfThemNested: {
       const bool repeated = component.kind() == Kind::kOneOfThemNested;
@@ -31,7 +32,8 @@ std::optional<Leaf> asLeaf(const QueryComponent& component) {
 QueryComponent withLeafComparison(const QueryComponent& component, Comparison comparison) {
   switch (component.kind()) {
     case Kind::kField:
-    case Kind::kOneOfThem: return component.withComparison(std::move(comparison));
+    case Kind::kOneOfThem:
+    case Kind::kVersion: return component.withComparison(std::move(comparison));
     case Kind::kNested:
     case Kind::kOneOfThemNested:
       return component.withChildren({withLeafComparison(component.child(), std::move(comparison))});

@@ -22,7 +22,8 @@ struct PathStep {
 using FieldPath = std::vector<PathStep>;
 
 // A comparison on one field path: kField / kOneOfThem, under scalar nestings, or under one
-// "one of" nesting whose child is a single comparison.
+// "one of" nesting whose child is a single comparison; or on the record's version (kVersion:
+// an empty path, which meets the version() column).
 struct Leaf {
   FieldPath path;
   Comparison comparison;

@@ -67,9 +67,13 @@ const std::vector<QueryComponent>& QueryComponent::children() const {
   return node_->children;
 }
 
-std::optional<bool> QueryComponent::eval(const Message* record, const Bindings& bindings) const {
+std::optional<bool> QueryComponent::eval(const Message* record, const Bindings& bindings,
+                                         const fdb::Versionstamp* version) const {
   const Node& node = *node_;
   switch (node.kind) {
+    case Kind::kVersion:
+      return node.comparison->eval(
+          version != nullptr ? fdb::TupleElement(*version) : fdb::TupleElement(), bindings);
     case Kind::kField: {
       const FieldDescriptor* field = findField(record, node.fieldName);
       fdb::TupleElement value;
@@ -122,7 +126,7 @@ std::optional<bool> QueryComponent::eval(const Message* record, const Bindings& 
     case Kind::kAnd: {
       bool unknown = false;
       for (const QueryComponent& child : node.children) {
-        const std::optional<bool> result = child.eval(record, bindings);
+        const std::optional<bool> result = child.eval(record, bindings, version);
         if (result == std::optional<bool>(false)) return false;
         if (!result) unknown = true;
       }
@@ -132,7 +136,7 @@ std::optional<bool> QueryComponent::eval(const Message* record, const Bindings& 
     case Kind::kOr: {
       bool unknown = false;
       for (const QueryComponent& child : node.children) {
-        const std::optional<bool> result = child.eval(record, bindings);
+        const std::optional<bool> result = child.eval(record, bindings, version);
         if (result == std::optional<bool>(true)) return true;
         if (!result) unknown = true;
       }
@@ -140,7 +144,7 @@ std::optional<bool> QueryComponent::eval(const Message* record, const Bindings& 
       return false;
     }
     case Kind::kNot: {
-      const std::optional<bool> result = node.children[0].eval(record, bindings);
+      const std::optional<bool> result = node.children[0].eval(record, bindings, version);
       if (!result) return std::nullopt;
       return !*result;
     }
@@ -179,6 +183,7 @@ std::string QueryComponent::toString() const {
     case Kind::kAnd: return "And([" + joined(node.children) + "])";
     case Kind::kOr: return "Or([" + joined(node.children) + "])";
     case Kind::kNot: return "Not(" + node.children[0].toString() + ")";
+    case Kind::kVersion: return "version " + node.comparison->toString();  // Java's form
   }
   return "?";
 }
@@ -199,10 +204,18 @@ QueryComponent Query::make(QueryComponent::Node node) {
 
 QueryComponent Query::Field::withComparison(Comparison comparison) const {
   QueryComponent::Node node;
-  node.kind = oneOfThem_ ? Kind::kOneOfThem : Kind::kField;
+  if (version_ && comparison.type() == ComparisonType::kIn) refuseOnVersion("IN");
+  if (version_ && comparison.type() == ComparisonType::kStartsWith) refuseOnVersion("STARTS_WITH");
+  node.kind = version_ ? Kind::kVersion : oneOfThem_ ? Kind::kOneOfThem : Kind::kField;
   node.fieldName = name_;
   node.comparison = std::move(comparison);
   return make(std::move(node));
+}
+
+void Query::Field::refuseOnVersion(std::string_view what) const {
+  throw RecordCoreArgumentException("version() cannot take " + std::string(what) +
+                                    ": it compares the record's version with =, !=, <, <=, >, "
+                                    ">=, is null or not null");
 }
 
 QueryComponent Query::Field::compare(ComparisonType type, Comparand c) const {
@@ -243,6 +256,7 @@ QueryComponent Query::Field::in(Parameter list) const {
 }
 
 QueryComponent Query::Field::matches(QueryComponent child) const {
+  if (version_) refuseOnVersion("a nested match");
   QueryComponent::Node node;
   node.kind = oneOfThem_ ? Kind::kOneOfThemNested : Kind::kNested;
   node.fieldName = name_;

@@ -106,6 +106,14 @@ class Parser {
     while (true) {
       skipSpace();
       if (atEnd()) fail("expected a field to sort by, found the end of the text");
+      if (acceptVersionCall()) {
+        columns.push_back(version());
+        skipSpace();
+        if (atEnd()) break;
+        if (!accept(','))
+          fail(fmt::format("expected ',' or the end of the sort, found {}", describeHere()));
+        continue;
+      }
       std::vector<Step> steps;
       do {
         skipSpace();
@@ -149,6 +157,21 @@ class Parser {
       while (end < text_.size() && isNameChar(text_[end])) ++end;
     }
     return text_.substr(pos_, end - pos_);
+  }
+
+  // Consumes version() (any case, spaces allowed inside): the record's version, not a field
+  // (a field named version is read without the parentheses).
+  bool acceptVersionCall() {
+    skipSpace();
+    if (!equalsIgnoringCase(wordHere(), "version")) return false;
+    size_t i = pos_ + 7;
+    while (i < text_.size() && isSpace(text_[i])) ++i;
+    if (i >= text_.size() || text_[i] != '(') return false;
+    ++i;
+    while (i < text_.size() && isSpace(text_[i])) ++i;
+    if (i >= text_.size() || text_[i] != ')') return false;
+    pos_ = i + 1;
+    return true;
   }
 
   // Consumes `keyword` (any case) when it is the next word.
@@ -278,6 +301,20 @@ class Parser {
       fail(fmt::format("expected a condition (a field, NOT or '('), found {}", word));
     }
     const size_t start = pos_;
+    if (acceptVersionCall()) {
+      bool negated = false;
+      const Comparison comparison = parseTest({Step{"version()"}}, negated);
+      if (comparison.type() == ComparisonType::kIn ||
+          comparison.type() == ComparisonType::kStartsWith) {
+        failAt(start,
+               "version() takes =, !=, <, <=, >, >=, IS NULL or IS NOT NULL, with a versionstamp "
+               "such as vs(0000000005f799630000, 2)",
+               pos_ - start);
+      }
+      QueryComponent component = Query::version().withComparison(comparison);
+      leaves_.push_back(Leaf{onPath(outer_, component), start, pos_});
+      return negated ? Query::negate(std::move(component)) : component;
+    }
     std::vector<Step> steps;
     parseStep(steps);
     while (true) {

@@ -66,6 +66,29 @@ class FilterChecker {
         return component.withChildren(std::move(children));
       }
       case Kind::kNot: return component.withChildren({check(component.child(), message, path)});
+      case Kind::kVersion: {
+        if (!path.empty()) {
+          throw InvalidQueryException(
+              fmt::format("{}: {} compares the record's version, which a nested message does not "
+                          "have",
+                          where(), component.toString()));
+        }
+        const Comparison& comparison = component.comparison();
+        if (comparison.type() == ComparisonType::kIn ||
+            comparison.type() == ComparisonType::kStartsWith) {
+          throw InvalidQueryException(
+              fmt::format("{}: {}: a record's version takes no IN or STARTS_WITH", where(),
+                          component.toString()));
+        }
+        if (!comparison.hasParameter() && !comparison.comparand().isNull() &&
+            comparison.comparand().type() != fdb::TupleType::kVersionstamp) {
+          throw InvalidQueryException(
+              fmt::format("{}: {} compares the record's version with something that is not a "
+                          "versionstamp",
+                          where(), component.toString()));
+        }
+        return component;
+      }
       case Kind::kField:
       case Kind::kOneOfThem: {
         const bool repeated = component.kind() == Kind::kOneOfThem;

@@ -380,8 +380,8 @@ class Planner {
             comparisons.equalities.push_back(*type);
             equality = true;
           }
-        } else if (std::optional<FieldPath> path = columnPath(column)) {
-          if (!repeatedGroupShared(*path, columns)) {
+        } else if (std::optional<FieldPath> path = versionOrColumnPath(column)) {
+          if (path->empty() || !repeatedGroupShared(*path, columns)) {
             for (size_t i = 0; i < conjuncts.size() && !equality; ++i) {
               if (used[i] || !leaves[i] || leaves[i]->path != *path) continue;
               const ComparisonType type = leaves[i]->comparison.type();
@@ -461,6 +461,13 @@ class Planner {
       scored.createsDuplicates = false;
     }
     return scored;
+  }
+
+  // The path comparisons on `column` are on: a field's path, or the empty path of the record's
+  // version (a VERSION index's version() column, met by Query::version() comparisons).
+  static std::optional<FieldPath> versionOrColumnPath(const KeyExpression& column) {
+    if (column.kind() == KeyExpression::Kind::kVersion) return FieldPath{};
+    return columnPath(column);
   }
 
   // Whether `path` goes through a repeated message that other columns of the index also read:
