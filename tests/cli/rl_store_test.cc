@@ -178,7 +178,15 @@ TEST_F(RlStore, CreateAndOpenTakeTheSameSchemaOptions) {
     return r.out.substr(r.out.find("Options:"));
   };
   const std::string create = options("create");
-  EXPECT_EQ(create, options("open"));
+  // Open has the same, then the evolution rules' relaxations.
+  const std::string open = options("open");
+  EXPECT_EQ(open.substr(0, create.size() - 1), create.substr(0, create.size() - 1));
+  for (const char* option :
+       {"--allow-index-rebuilds", "--allow-field-renames", "--allow-deprecated-field-renames",
+        "--allow-undeprecating-fields", "--allow-unsplit-to-split", "--disallow-type-renames"}) {
+    EXPECT_EQ(create.find(option), std::string::npos) << option;
+    EXPECT_NE(open.find(option), std::string::npos) << option;
+  }
   for (const char* option : {"--proto", "--import-dir", "--split-long-records",
                              "--store-record-versions", "--index", "--unique-index", "--version"}) {
     EXPECT_NE(create.find(option), std::string::npos) << option;
@@ -230,6 +238,82 @@ TEST_F(RlStore, OpenCreatesThenEvolvesTheMetadata) {
   EXPECT_NE(info.find("  7               3  "), std::string::npos) << info;
   expectError({"index", "scan"}, {"Order$customer"},
               "no index Order$customer (the store's indexes: Order$price)");
+}
+
+// rl store open checks the new schema against the stored metadata by the evolution rules: a
+// refused change names the rule and the field or index, exits with status 1 and changes nothing.
+TEST_F(RlStore, OpenRefusesAnUnsafeSchemaChange) {
+  create();
+  load("{\"id\": 1, \"customer\": \"cy\"}\n{\"id\": 2, \"customer\": \"ann\"}\n");
+  const std::string records = scanAll();
+  auto variant = [&](const std::string& name, const std::string& from, const std::string& to) {
+    std::string proto = kOrdersProto;
+    proto.replace(proto.find(from), from.size(), to);
+    return write(name, proto);
+  };
+  const std::string removed = variant("removed.proto", "  optional string customer = 3;\n", "");
+  expectError({"store", "open"}, {"--proto", removed, "--version", "2"},
+              "field removed from message descriptor: field customer (= 3) of Order");
+  const std::string retyped =
+      variant("retyped.proto", "optional string customer = 3", "optional int64 customer = 3");
+  expectError({"store", "open"}, {"--proto", retyped, "--version", "2"},
+              "field type changed: field customer of Order: string is now int64");
+  expectError({"store", "open"}, {"--proto", file("orders.proto"), "--split-long-records", "false"},
+              "new meta-data no longer splits long records: split_long_records turned off "
+              "(records already split could not be read)");
+  // Nothing changed: the metadata, the records.
+  const std::string info = ok({"store", "info"});
+  EXPECT_NE(info.find("  7               1  "), std::string::npos) << info;
+  EXPECT_EQ(scanAll(), records);
+
+  // A renamed field takes --allow-field-renames.
+  const std::string renamed =
+      variant("renamed.proto", "optional string customer = 3", "optional string buyer = 3");
+  expectError({"store", "open"}, {"--proto", renamed, "--version", "2"},
+              "field renamed: field customer of Order is now named buyer");
+  const std::string store = "(\"shop\", \"orders\") in " + db_;
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", renamed, "--version", "2", "--allow-field-renames"}),
+            "Updated the record store " + store + ": metadata version 1 -> 2.\n");
+  EXPECT_EQ(scanAll(), "{\"id\":\"1\",\"buyer\":\"cy\"}\n{\"id\":\"2\",\"buyer\":\"ann\"}\n");
+}
+
+// An index whose definition changes keeps its name and is rebuilt, with --allow-index-rebuilds;
+// a removed index becomes a former index and stays one.
+TEST_F(RlStore, OpenRebuildsAChangedIndexOnlyWhenAllowed) {
+  create();
+  load("{\"id\": 1, \"customer\": \"cy\"}\n{\"id\": 2, \"customer\": \"ann\"}\n");
+  const std::string proto = file("orders.proto");
+  const std::string store = "(\"shop\", \"orders\") in " + db_;
+  ok({"store", "open"}, {"--proto", proto, "--index", "Order:customer"});
+  // Unique now: a rebuild.
+  expectError({"store", "open"},
+              {"--proto", proto, "--unique-index", "Order:customer", "--version", "3"},
+              "last modified version of index changed: index Order$customer: 2 is now 3 (a "
+              "rebuild; allowIndexRebuilds allows it)");
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto, "--unique-index", "Order:customer",
+                                   "--version", "3", "--allow-index-rebuilds"}),
+            "Updated the record store " + store +
+                ": metadata version 2 -> 3.\nRebuilt index Order$customer: READABLE\n");
+  EXPECT_NE(ok({"store", "info"})
+                .find("  Order$customer  value  Order  field(customer)  yes     "
+                      "READABLE\n"),
+            std::string::npos);
+  EXPECT_EQ(ok({"index", "scan"}, {"Order$customer"}),
+            "{\"id\":\"2\",\"customer\":\"ann\"}\n{\"id\":\"1\",\"customer\":\"cy\"}\n");
+  // Removed: it becomes a former index, which later versions keep; the same schema at the same
+  // version changes nothing.
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto, "--version", "4"}),
+            "Updated the record store " + store + ": metadata version 3 -> 4.\n");
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto, "--version", "4"}),
+            "The record store " + store + " has this schema: metadata version 4.\n");
+  // Added again: a new index, in a subspace of its own.
+  EXPECT_EQ(
+      ok({"store", "open"}, {"--proto", proto, "--index", "Order:customer", "--version", "5"}),
+      "Updated the record store " + store +
+          ": metadata version 4 -> 5.\nNew index Order$customer: READABLE\n");
+  EXPECT_EQ(ok({"index", "scan"}, {"Order$customer"}),
+            "{\"id\":\"2\",\"customer\":\"ann\"}\n{\"id\":\"1\",\"customer\":\"cy\"}\n");
+  EXPECT_NE(ok({"check"}).find("No problems."), std::string::npos);
 }
 
 // NDJSON for orders 1..count with customers c00..c12 (id % 13), so a customer index is in

@@ -780,6 +780,29 @@ TEST(MetaDataEvolveFrom, KeepsVersionsAndMakesFormerIndexes) {
   EXPECT_NO_THROW(MetaDataEvolutionValidator({.allowIndexRebuilds = true}).validate(next, last));
 }
 
+TEST(MetaDataEvolveFrom, AnIndexAddedAgainTakesANewSubspaceKey) {
+  const RecordMetaData previous = base();
+  RecordMetaDataBuilder without(evolution_test::Order::descriptor()->file(), false);
+  without.recordType("Order").setPrimaryKey(rl::field("id"));
+  without.recordType("Customer").setPrimaryKey(rl::field("id"));
+  without.addIndex("Order", Index("Order$price", rl::field("price")));
+  without.setVersion(3);
+  without.evolveFrom(previous);
+  const RecordMetaData dropped = without.build();
+  ASSERT_EQ(dropped.formerIndexes().size(), 1u);
+  EXPECT_NO_THROW(MetaDataEvolutionValidator().validate(previous, dropped));
+
+  RecordMetaDataBuilder again(evolution_test::Order::descriptor()->file());  // both indexes
+  again.setVersion(4);
+  again.evolveFrom(dropped);
+  const RecordMetaData readded = again.build();
+  EXPECT_EQ(readded.index("Order$customer").subspaceKey(), fdb::TupleElement("Order$customer@4"));
+  EXPECT_EQ(readded.index("Order$customer").addedVersion(), 4);
+  EXPECT_EQ(readded.index("Order$price").subspaceKey(), fdb::TupleElement("Order$price"));
+  EXPECT_EQ(readded.formerIndexes(), dropped.formerIndexes());
+  EXPECT_NO_THROW(MetaDataEvolutionValidator().validate(dropped, readded));
+}
+
 TEST(MetaDataEvolveFrom, NewRecordTypesTakeTheVersion) {
   // The previous metadata without Customer (its union field removed).
   MetaDataProto proto = base().toProto();

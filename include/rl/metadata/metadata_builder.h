@@ -115,9 +115,11 @@ class RecordMetaDataBuilder {
   // index defined as before keeps its versions and subspace key; a changed index keeps its
   // added version and subspace key and takes this version as last modified (a rebuild, which
   // the validator refuses unless allowIndexRebuilds); a new index takes this version as added
-  // and last modified; an index of `previous` not here becomes a former index removed at this
-  // version; `previous`'s former indexes stay. Matching record types by union field number: a
-  // type without a since_version keeps the one it had, or takes this version when it is new.
+  // and last modified (and, when its name was a removed index's, the subspace key
+  // "<name>@<version>", the name being a former index's key); an index of `previous` not here
+  // becomes a former index removed at this version; `previous`'s former indexes stay. Matching
+  // record types by union field number: a type without a since_version keeps the one it had, or
+  // takes this version when it is new.
   void evolveFrom(const RecordMetaData& previous);
 
   // Validates and freezes. Throws MetaDataException.

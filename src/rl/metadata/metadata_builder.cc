@@ -486,6 +486,14 @@ void RecordMetaDataBuilder::evolveFrom(const RecordMetaData& previous) {
     if (!before) {
       index.setAddedVersion(version_);
       index.setLastModifiedVersion(version_);
+      // A removed index's subspace key stays a former index's: one of the same name added
+      // again takes "<name>@<version>".
+      const bool taken = std::any_of(
+          previous.formerIndexes().begin(), previous.formerIndexes().end(),
+          [&](const FormerIndex& former) { return former.subspaceKey == index.subspaceKey(); });
+      if (taken && !index.hasExplicitSubspaceKey()) {
+        index.setSubspaceKey(index.name() + "@" + std::to_string(version_));
+      }
       continue;
     }
     if (!index.hasExplicitSubspaceKey() && before->hasExplicitSubspaceKey()) {
