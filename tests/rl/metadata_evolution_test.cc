@@ -7,7 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
+#include <map>
+#include <random>
 #include <string>
 
 #include "evolution_test_records.pb.h"
@@ -16,6 +19,7 @@
 #include "rl/metadata/metadata_exception.h"
 #include "rl/store/metadata_store.h"
 #include "rl/store/record_store.h"
+#include "rl/store/store_checker.h"
 #include "test_database.h"
 
 namespace rl {
@@ -819,6 +823,96 @@ TEST(MetaDataEvolveFrom, NewRecordTypesTakeTheVersion) {
   EXPECT_EQ(next.recordType("Customer").sinceVersion(), std::optional<int>(3));
   EXPECT_EQ(next.recordType("Order").sinceVersion(), std::nullopt);
   EXPECT_NO_THROW(MetaDataEvolutionValidator().validate(previous, next));
+}
+
+// Randomized: a schema whose indexes come and go and change definition, version after version,
+// each made a successor of the last with evolveFrom and saved through the metadata store, which
+// must accept it exactly when no kept index changed (the model) unless rebuilds are allowed;
+// the store, opened with each accepted version, always checks clean.
+TEST(MetaDataEvolutionRandomized, EvolvedSchemasAreAcceptedExactlyWhenTheModelSays) {
+  // For each index name, the definitions it may take.
+  const std::map<std::string, std::vector<std::pair<KeyExpression, bool>>> pool = {
+      {"a", {{rl::field("price"), false}, {concatenateFields("price", "customer"), false}}},
+      {"b", {{rl::field("customer"), false}, {rl::field("customer"), true}}},
+      {"c", {{rl::field("tags", FanType::kFanOut), false}, {rl::field("quantity"), false}}},
+      {"d", {{rl::field("status"), false}}},
+  };
+  std::mt19937 random(20261205);
+  fdb::Database db = rl::tests::openTestDatabase();
+  const StoreLocation metaLocation = StoreLocation::rawPrefix("M");
+  const StoreLocation storeLocation = StoreLocation::rawPrefix("S");
+  std::map<std::string, size_t> current;  // the model: each index's definition
+  std::optional<RecordMetaData> stored;
+  int version = 0;
+  int accepted = 0;
+  int refused = 0;
+  for (int step = 0; step < 150; ++step) {
+    std::map<std::string, size_t> next;
+    for (const auto& [name, definitions] : pool) {
+      if (random() % 3 == 0) continue;  // absent this version
+      auto kept = current.find(name);
+      next[name] =
+          kept != current.end() && random() % 2 == 0 ? kept->second : random() % definitions.size();
+    }
+    bool changesAnIndex = false;
+    for (const auto& [name, definition] : next) {
+      auto kept = current.find(name);
+      changesAnIndex |= kept != current.end() && kept->second != definition;
+    }
+    const bool allowRebuilds = random() % 2 == 0;
+
+    RecordMetaDataBuilder builder(evolution_test::Order::descriptor()->file(), false);
+    builder.recordType("Order").setPrimaryKey(rl::field("id"));
+    builder.recordType("Customer").setPrimaryKey(rl::field("id"));
+    for (const auto& [name, definition] : next) {
+      const auto& [key, unique] = pool.at(name)[definition];
+      std::map<std::string, std::string> options;
+      if (unique) options.emplace(std::string(Index::kUniqueOption), "true");
+      builder.addIndex("Order", Index(name, key, Index::kValue, options));
+    }
+    builder.setVersion(std::max(version + 1, builder.version()));
+    if (stored) builder.evolveFrom(*stored);
+    const RecordMetaData metaData = builder.build();
+
+    bool saved = true;
+    try {
+      runInContext(db, [&](RecordContext& context) {
+        MetaDataStore metaDataStore(context, metaLocation);
+        metaDataStore.setEvolutionValidator(
+            MetaDataEvolutionValidator({.allowIndexRebuilds = allowRebuilds}));
+        metaDataStore.save(metaData);
+      });
+    } catch (const MetaDataException& e) {
+      saved = false;
+      EXPECT_EQ(std::string(e.what()).rfind("last modified version of index changed: index ", 0),
+                0u)
+          << e.what();
+    }
+    ASSERT_EQ(saved, !changesAnIndex || allowRebuilds) << "step " << step;
+    if (!saved) {
+      ++refused;
+      continue;
+    }
+    ++accepted;
+    version = metaData.version();
+    current = next;
+    stored = metaData;
+    // The store with this version, and a few records of distinct customers (for the unique
+    // index), then the check.
+    runInContext(db, [&](RecordContext& context) {
+      RecordStore store = RecordStore::open(context, storeLocation, metaData);
+      evolution_test::Order order;
+      order.set_id(step);
+      order.set_price(static_cast<int32_t>(random() % 100));
+      order.set_customer("c" + std::to_string(step));
+      order.add_tags(random() % 2 ? "x" : "y");
+      store.saveRecord(order);
+    });
+    const CheckReport report = StoreChecker(db, storeLocation, metaData).run();
+    ASSERT_TRUE(report.ok()) << "step " << step << ": " << report.problems.front().toString();
+  }
+  EXPECT_GT(accepted, 50);
+  EXPECT_GT(refused, 10);
 }
 
 // The metadata store checks every save against the stored metadata; a refused change leaves
