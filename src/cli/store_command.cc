@@ -163,6 +163,22 @@ void runCreate(const StoreArguments& args, const CreateOptions& options) {
       metaData.allIndexes().size() == 1 ? "" : "es");
 }
 
+// An evolution rule's refusal as rl store open says it: the options it names as the flags that
+// set them.
+std::string withFlagNames(std::string message) {
+  static const std::pair<std::string_view, std::string_view> kFlags[] = {
+      {"allowIndexRebuilds", "--allow-index-rebuilds"},
+      {"allowFieldRenames", "--allow-field-renames"},
+      {"allowUndeprecatingFields", "--allow-undeprecating-fields"},
+      {"allowUnsplitToSplit", "--allow-unsplit-to-split"},
+  };
+  for (const auto& [option, flag] : kFlags) {
+    const size_t at = message.find(option);
+    if (at != std::string::npos) message.replace(at, option.size(), flag);
+  }
+  return message;
+}
+
 // `rl store open`: the store with this schema; creates it when there is none, else evolves its
 // metadata (the version must go up, or stay with the same metadata): the schema's metadata
 // made a successor of the stored one (RecordMetaDataBuilder::evolveFrom) and checked against
@@ -212,7 +228,13 @@ void runOpen(const StoreArguments& args, const CreateOptions& options) {
                       "differs: a changed schema needs a higher --version",
                       metaData.version()));
     }
-    if (!unchanged) metaDataStore.save(metaData);
+    if (!unchanged) {
+      try {
+        metaDataStore.save(metaData);
+      } catch (const MetaDataException& e) {
+        throw MetaDataException(withFlagNames(e.what()));
+      }
+    }
     RecordStore store = RecordStore::open(context, location, metaData);
     formatVersion = store.formatVersion();
     for (const auto& index : metaData.allIndexes()) {

@@ -270,11 +270,80 @@ TEST_F(RlStore, OpenRefusesAnUnsafeSchemaChange) {
   const std::string renamed =
       variant("renamed.proto", "optional string customer = 3", "optional string buyer = 3");
   expectError({"store", "open"}, {"--proto", renamed, "--version", "2"},
-              "field renamed: field customer of Order is now named buyer");
+              "field renamed: field customer of Order is now named buyer (--allow-field-renames "
+              "allows it)");
   const std::string store = "(\"shop\", \"orders\") in " + db_;
   EXPECT_EQ(ok({"store", "open"}, {"--proto", renamed, "--version", "2", "--allow-field-renames"}),
             "Updated the record store " + store + ": metadata version 1 -> 2.\n");
   EXPECT_EQ(scanAll(), "{\"id\":\"1\",\"buyer\":\"cy\"}\n{\"id\":\"2\",\"buyer\":\"ann\"}\n");
+}
+
+// Each of rl store open's evolution options turns its rule's refusal into an update.
+TEST_F(RlStore, OpenEvolutionOptionsRelaxTheirRules) {
+  const std::string store = "(\"shop\", \"orders\") in " + db_;
+  EXPECT_EQ(
+      ok({"store", "create"}, {"--proto", file("orders.proto"), "--split-long-records", "false"}),
+      "Created the record store " + store +
+          ": format version 7, metadata version 2, record types Order, 1 index.\n");
+  load("{\"id\": 1, \"customer\": \"cy\"}\n");
+  // The .proto's schema as `edits` (from, to) change it.
+  auto variant = [&](const std::string& name,
+                     const std::vector<std::pair<std::string, std::string>>& edits) {
+    std::string proto = kOrdersProto;
+    for (const auto& [from, to] : edits) proto.replace(proto.find(from), from.size(), to);
+    return write(name, proto);
+  };
+  auto open = [&](const std::string& proto, int version, std::vector<std::string> flags = {}) {
+    std::vector<std::string> args = {"--proto", proto, "--version", std::to_string(version)};
+    args.insert(args.end(), flags.begin(), flags.end());
+    return args;
+  };
+  auto updated = [&](int from, int to) {
+    return "Updated the record store " + store + ": metadata version " + std::to_string(from) +
+           " -> " + std::to_string(to) + ".\n";
+  };
+
+  // split_long_records turned on.
+  expectError({"store", "open"}, open(file("orders.proto"), 3),
+              "new meta-data splits long records: split_long_records turned on (stores created "
+              "before format version 5 keep unsplit records without a suffix; "
+              "--allow-unsplit-to-split allows it)");
+  EXPECT_EQ(ok({"store", "open"}, open(file("orders.proto"), 3, {"--allow-unsplit-to-split"})),
+            updated(2, 3));
+
+  // A field deprecated (fine), then renamed.
+  const std::string deprecated = variant(
+      "deprecated.proto", {{"string customer = 3;", "string customer = 3 [deprecated = true];"}});
+  EXPECT_EQ(ok({"store", "open"}, open(deprecated, 4)), updated(3, 4));
+  const std::string renamed =
+      variant("renamed.proto", {{"string customer = 3;", "string buyer = 3 [deprecated = true];"}});
+  expectError({"store", "open"}, open(renamed, 5),
+              "field renamed: field customer of Order is now named buyer (--allow-field-renames "
+              "allows it)");
+  EXPECT_EQ(ok({"store", "open"}, open(renamed, 5, {"--allow-deprecated-field-renames"})),
+            updated(4, 5));
+
+  // Deprecated no more.
+  const std::string undeprecated =
+      variant("undeprecated.proto", {{"string customer = 3;", "string buyer = 3;"}});
+  expectError({"store", "open"}, open(undeprecated, 6),
+              "field is no longer deprecated: field buyer of Order (--allow-undeprecating-fields "
+              "allows it)");
+  EXPECT_EQ(ok({"store", "open"}, open(undeprecated, 6, {"--allow-undeprecating-fields"})),
+            updated(5, 6));
+
+  // A record type renamed: allowed, unless refused. Its field-option index is a new index
+  // (Purchase$price); Order$price becomes a former index.
+  const std::string purchase =
+      variant("purchase.proto", {{"string customer = 3;", "string buyer = 3;"},
+                                 {"message Order {", "message Purchase {"},
+                                 {"optional Order _Order", "optional Purchase _Order"}});
+  expectError({"store", "open"}, open(purchase, 7, {"--disallow-type-renames"}),
+              "record type name changed: record type Order is now Purchase");
+  EXPECT_EQ(ok({"store", "open"}, open(purchase, 7)),
+            updated(6, 7) + "New index Purchase$price: READABLE\n");
+  EXPECT_EQ(scanAll(), "{\"id\":\"1\",\"buyer\":\"cy\"}\n");
+  EXPECT_NE(ok({"check"}).find("No problems."), std::string::npos);
 }
 
 // An index whose definition changes keeps its name and is rebuilt, with --allow-index-rebuilds;
@@ -289,7 +358,7 @@ TEST_F(RlStore, OpenRebuildsAChangedIndexOnlyWhenAllowed) {
   expectError({"store", "open"},
               {"--proto", proto, "--unique-index", "Order:customer", "--version", "3"},
               "last modified version of index changed: index Order$customer: 2 is now 3 (a "
-              "rebuild; allowIndexRebuilds allows it)");
+              "rebuild; --allow-index-rebuilds allows it)");
   EXPECT_EQ(ok({"store", "open"}, {"--proto", proto, "--unique-index", "Order:customer",
                                    "--version", "3", "--allow-index-rebuilds"}),
             "Updated the record store " + store +

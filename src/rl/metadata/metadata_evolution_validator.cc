@@ -210,10 +210,11 @@ class Evolution {
     if (oldField.name() != newField.name() &&
         !(options_.allowFieldRenames ||
           (options_.allowDeprecatedFieldRenames && (oldDeprecated || newDeprecated)))) {
-      refuse("field renamed", fmt::format("{} is now named {}", where, newField.name()));
+      refuse("field renamed", fmt::format("{} is now named {} (allowFieldRenames allows it)", where,
+                                          newField.name()));
     }
     if (oldDeprecated && !newDeprecated && !options_.allowUndeprecatingFields) {
-      refuse("field is no longer deprecated", where);
+      refuse("field is no longer deprecated", where + " (allowUndeprecatingFields allows it)");
     }
     if (oldField.type() != newField.type()) {
       const bool widened = (oldField.type() == FieldDescriptor::TYPE_INT32 &&
