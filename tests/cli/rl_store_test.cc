@@ -464,6 +464,29 @@ TEST_F(RlStore, IndexBuildBuildsAnIndexOpenLeftDisabled) {
               "--records-per-transaction 0: at least 1");
 }
 
+// A rebuilt index on a store too big to build it while opening: cleared and DISABLED, then
+// built by rl index build with its new definition.
+TEST_F(RlStore, ARebuiltIndexOnABigStoreIsBuiltByIndexBuild) {
+  create();
+  load(ordersWithCustomers(300));
+  const std::string proto = file("orders.proto");
+  const std::string store = "(\"shop\", \"orders\") in " + db_;
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto, "--index", "Order:customer"}),
+            "Updated the record store " + store +
+                ": metadata version 1 -> 2.\nNew index Order$customer: DISABLED\n");
+  ok({"index", "build"}, {"Order$customer"});
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto, "--unique-index", "Order:customer",
+                                   "--version", "3", "--allow-index-rebuilds"}),
+            "Updated the record store " + store +
+                ": metadata version 2 -> 3.\nRebuilt index Order$customer: DISABLED\n");
+  expectError({"index", "scan"}, {"Order$customer"},
+              "Cannot scan non-readable index Order$customer (DISABLED); rl index build builds it");
+  // Built again with its new definition: unique, which these records break.
+  expectError({"index", "build"}, {"Order$customer"},
+              "unique index Order$customer: 300 records share a value with another record "
+              "(recorded as uniqueness violations); the index is built but stays WRITE_ONLY");
+}
+
 TEST_F(RlStore, IndexBuildOfAUniqueIndexTheRecordsViolate) {
   create();
   load(ordersWithCustomers(300));  // each customer has about 23 orders
