@@ -705,6 +705,30 @@ TEST_F(MetaDataEvolution, IndexDefinitionsStayWithoutARebuild) {
   expectAccepted(multiType, moreTypes);
 }
 
+// An index on one record type knows which of its columns hold the primary key; on several it
+// does not. "new index adds primary key component positions" and "new index changes primary key
+// component positions" need a changed key or primary key, refused before.
+TEST_F(MetaDataEvolution, PrimaryKeyComponentPositionsStay) {
+  const RecordMetaData byId = changed(old_, [](MetaDataProto& p) {
+    IndexProto& i = *p.add_indexes();
+    i.set_name("by_id");
+    i.add_record_type("Order");
+    *i.mutable_root_expression() = rl::field("id").toProto();
+    i.set_added_version(3);
+    i.set_last_modified_version(3);
+  });
+  ASSERT_TRUE(byId.index("by_id").primaryKeyComponentPositions());
+  // On a new record type too: allowed as such, but the positions are gone.
+  const RecordMetaData onPayment = changed(byId, [](MetaDataProto& p) {
+    addPayment(p, 4);
+    index(p, "by_id").add_record_type("Payment");
+  });
+  ASSERT_FALSE(onPayment.index("by_id").primaryKeyComponentPositions());
+  expectRefused(byId, onPayment, "new index drops primary key component positions", "index by_id");
+  // Kept as it was, with the same positions: accepted.
+  expectAccepted(byId, changed(byId, [](MetaDataProto&) {}));
+}
+
 TEST_F(MetaDataEvolution, IndexOptions) {
   auto withOption = [&](const RecordMetaData& from, const std::string& key,
                         const std::string& value) {
