@@ -29,6 +29,8 @@
 #include "rl/cursor/cursor.h"
 #include "rl/metadata/metadata.h"
 #include "rl/metadata/metadata_builder.h"
+#include "rl/metadata/metadata_evolution_validator.h"
+#include "rl/metadata/metadata_exception.h"
 #include "rl/metadata/proto_schema_loader.h"
 #include "rl/query/record_query_planner.h"
 #include "rl/store/metadata_store.h"
@@ -439,6 +441,34 @@ int tour(const std::string& protoDir) {
   });
   expect(shared && shared->version() == metaData.version(), "the stored metadata version");
   // [/guide:metadata-store]
+
+  // [guide:metadata-evolution]
+  // The next version of the schema's metadata, with one more index, as a successor of the
+  // stored one: the indexes it had keep their versions, the new one takes the new version.
+  rl::RecordMetaDataBuilder nextBuilder(shop::Order::descriptor()->file());
+  addIndexes(nextBuilder);
+  nextBuilder.addIndex("Order", rl::Index("Order$customer", rl::field("customer")));
+  nextBuilder.setVersion(shared->version() + 1);
+  nextBuilder.evolveFrom(*shared);
+  rl::RecordMetaData next = nextBuilder.build();
+  rl::runInContext(db, [&](rl::RecordContext& context) {
+    rl::MetaDataStore(context, metaDataLocation).save(next);  // checked against the stored one
+  });
+  // A change the evolution rules refuse: an index's key changed without a rebuild.
+  rl::MetaDataProto changed = next.toProto();
+  changed.set_version(next.version() + 1);
+  for (auto& index : *changed.mutable_indexes()) {
+    if (index.name() == "Order$customer")
+      *index.mutable_root_expression() = rl::field("id").toProto();
+  }
+  try {
+    rl::MetaDataEvolutionValidator().validate(next, rl::RecordMetaData::fromProto(changed));
+    expect(false, "the changed index is refused");
+  } catch (const rl::MetaDataException& e) {
+    // "index key expression changed: index Order$customer: field(customer) is now field(id)"
+    expect(std::string(e.what()).starts_with("index key expression changed"), e.what());
+  }
+  // [/guide:metadata-evolution]
 
   std::printf("tour ok\n");
   return 0;

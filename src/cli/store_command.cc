@@ -24,6 +24,7 @@
 #include "rl/metadata/index.h"
 #include "rl/metadata/key_expression.h"
 #include "rl/metadata/metadata_builder.h"
+#include "rl/metadata/metadata_evolution_validator.h"
 #include "rl/metadata/metadata_exception.h"
 #include "rl/metadata/proto_schema_loader.h"
 #include "rl/metadata/record_type.h"
@@ -45,6 +46,8 @@ struct CreateOptions {
   std::vector<std::string> uniqueIndexes;  // the same, unique
   std::vector<std::string> primaryKeys;    // TYPE:FIELD[,FIELD...]
   std::optional<int> version;
+  // How rl store open checks the new metadata against the stored one.
+  MetaDataEvolutionOptions evolution;
 };
 
 // TYPE:FIELD[,FIELD...] as given to `option`: the record type and its fields. `what` names it
@@ -120,8 +123,9 @@ void setPrimaryKeyOption(RecordMetaDataBuilder& builder, const std::string& text
   recordType->setPrimaryKey(fieldsKey(fields));
 }
 
-// The metadata the .proto file declares, with the command line's options over it.
-RecordMetaData buildMetaData(const CreateOptions& options) {
+// The metadata the .proto file declares, with the command line's options over it, ready to
+// build.
+RecordMetaDataBuilder schemaBuilder(const CreateOptions& options) {
   LoadedSchema schema = ProtoSchemaLoader(options.importDirs).load(options.proto);
   RecordMetaDataBuilder builder(schema);
   if (options.splitLongRecords) builder.setSplitLongRecords(*options.splitLongRecords);
@@ -138,7 +142,11 @@ RecordMetaData buildMetaData(const CreateOptions& options) {
     }
     builder.setVersion(*options.version);
   }
-  return builder.build();
+  return builder;
+}
+
+RecordMetaData buildMetaData(const CreateOptions& options) {
+  return schemaBuilder(options).build();
 }
 
 void runCreate(const StoreArguments& args, const CreateOptions& options) {
@@ -169,34 +177,63 @@ void runCreate(const StoreArguments& args, const CreateOptions& options) {
       metaData.allIndexes().size() == 1 ? "" : "es");
 }
 
+// An evolution rule's refusal as rl store open says it: the options it names as the flags that
+// set them.
+std::string withFlagNames(std::string message) {
+  static const std::pair<std::string_view, std::string_view> kFlags[] = {
+      {"allowIndexRebuilds", "--allow-index-rebuilds"},
+      {"allowFieldRenames", "--allow-field-renames"},
+      {"allowUndeprecatingFields", "--allow-undeprecating-fields"},
+      {"allowUnsplitToSplit", "--allow-unsplit-to-split"},
+  };
+  for (const auto& [option, flag] : kFlags) {
+    const size_t at = message.find(option);
+    if (at != std::string::npos) message.replace(at, option.size(), flag);
+  }
+  return message;
+}
+
 // `rl store open`: the store with this schema; creates it when there is none, else evolves its
-// metadata (the version must go up, or stay with the same metadata).
+// metadata (the version must go up, or stay with the same metadata): the schema's metadata
+// made a successor of the stored one (RecordMetaDataBuilder::evolveFrom) and checked against
+// it by the evolution rules before it replaces it.
 void runOpen(const StoreArguments& args, const CreateOptions& options) {
   const StoreLocation location = storeLocation(args);
   const StoreLocation metaLocation = metaDataLocation(args);
+  std::optional<RecordMetaDataBuilder> builder;
   std::optional<RecordMetaData> loaded;
   try {
-    loaded = buildMetaData(options);
+    builder = schemaBuilder(options);
+    loaded = builder->build();
   } catch (const MetaDataException& e) {
     throw MetaDataException(oneLine(e.what()));
   }
-  const RecordMetaData& metaData = *loaded;
   fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadWrite);
   int storedVersion = -1;
   bool unchanged = false;
   int formatVersion = 0;
-  std::vector<std::pair<std::string, std::string>> newIndexes;  // name, state
+  // "New index NAME" or "Rebuilt index NAME", and its state.
+  std::vector<std::pair<std::string, std::string>> newIndexes;
   runInContext(db, [&](RecordContext& context) {
     newIndexes.clear();
     MetaDataStore metaDataStore(context, metaLocation);
+    metaDataStore.setEvolutionValidator(MetaDataEvolutionValidator(options.evolution));
     const std::optional<MetaDataProto> stored = metaDataStore.loadProto();
     storedVersion = stored ? stored->version() : -1;
-    if (stored && stored->version() > metaData.version()) {
+    if (stored && stored->version() > builder->version()) {
       throw std::invalid_argument(fmt::format(
           "the store's metadata version {} is above this schema's {}: an older schema cannot "
           "replace it",
-          stored->version(), metaData.version()));
+          stored->version(), builder->version()));
     }
+    std::optional<RecordMetaData> previous;
+    if (stored) {
+      previous = RecordMetaData::fromProto(*stored);
+      RecordMetaDataBuilder successor = *builder;
+      successor.evolveFrom(*previous);
+      loaded = successor.build();
+    }
+    const RecordMetaData& metaData = *loaded;
     unchanged = stored && stored->version() == metaData.version();
     if (unchanged &&
         !google::protobuf::util::MessageDifferencer::Equals(*stored, metaData.toProto())) {
@@ -205,17 +242,23 @@ void runOpen(const StoreArguments& args, const CreateOptions& options) {
                       "differs: a changed schema needs a higher --version",
                       metaData.version()));
     }
-    std::optional<RecordMetaData> previous;
-    if (stored) previous = RecordMetaData::fromProto(*stored);
-    if (!unchanged) metaDataStore.save(metaData);
+    if (!unchanged) {
+      try {
+        metaDataStore.save(metaData);
+      } catch (const MetaDataException& e) {
+        throw MetaDataException(withFlagNames(e.what()));
+      }
+    }
     RecordStore store = RecordStore::open(context, location, metaData);
     formatVersion = store.formatVersion();
     for (const auto& index : metaData.allIndexes()) {
-      if (previous && previous->hasIndex(index->name())) continue;
-      newIndexes.emplace_back(index->name(),
+      const bool kept = previous && previous->hasIndex(index->name());
+      if (kept && index->lastModifiedVersion() <= previous->version()) continue;
+      newIndexes.emplace_back((kept ? "Rebuilt index " : "New index ") + index->name(),
                               std::string(indexStateName(store.indexState(index->name()))));
     }
   });
+  const RecordMetaData& metaData = *loaded;
   const std::string store = fdb::formatTuple(storeTuple(args));
   if (storedVersion < 0) {
     fmt::print("Created the record store {} in {}: format version {}, metadata version {}.\n",
@@ -228,7 +271,7 @@ void runOpen(const StoreArguments& args, const CreateOptions& options) {
                storedVersion, metaData.version());
   }
   if (storedVersion >= 0) {
-    for (const auto& [name, state] : newIndexes) fmt::print("New index {}: {}\n", name, state);
+    for (const auto& [what, state] : newIndexes) fmt::print("{}: {}\n", what, state);
   }
 }
 
@@ -340,6 +383,24 @@ void addSchemaOptions(CLI::App* command, CreateOptions& options) {
                       "above the stored one for a changed schema");
 }
 
+// How rl store open may evolve a store's metadata: the evolution rules' relaxations.
+void addEvolutionOptions(CLI::App* command, MetaDataEvolutionOptions& evolution) {
+  command->add_flag("--allow-index-rebuilds", evolution.allowIndexRebuilds,
+                    "Allow changing an index's definition (it is rebuilt: cleared, then built as "
+                    "a new index is)");
+  command->add_flag("--allow-field-renames", evolution.allowFieldRenames,
+                    "Allow renaming fields (same number, new name)");
+  command->add_flag("--allow-deprecated-field-renames", evolution.allowDeprecatedFieldRenames,
+                    "Allow renaming fields that are deprecated, before or after");
+  command->add_flag("--allow-undeprecating-fields", evolution.allowUndeprecatingFields,
+                    "Allow a deprecated field to stop being deprecated");
+  command->add_flag("--allow-unsplit-to-split", evolution.allowUnsplitToSplit,
+                    "Allow turning split_long_records on (safe for stores created at format "
+                    "version 5 or later)");
+  command->add_flag("--disallow-type-renames", evolution.disallowTypeRenames,
+                    "Refuse renamed record types");
+}
+
 }  // namespace
 
 void addStoreArguments(CLI::App* command, StoreArguments& args) {
@@ -375,6 +436,7 @@ void addStoreCommand(CLI::App& app) {
       "records, else DISABLED, for rl index build; removed indexes are cleared)");
   addStoreArguments(open, *args);
   addSchemaOptions(open, *options);
+  addEvolutionOptions(open, options->evolution);
   open->callback([args, options] { runOpen(*args, *options); });
 
   auto json = std::make_shared<bool>(false);

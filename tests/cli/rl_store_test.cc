@@ -178,7 +178,15 @@ TEST_F(RlStore, CreateAndOpenTakeTheSameSchemaOptions) {
     return r.out.substr(r.out.find("Options:"));
   };
   const std::string create = options("create");
-  EXPECT_EQ(create, options("open"));
+  // Open has the same, then the evolution rules' relaxations.
+  const std::string open = options("open");
+  EXPECT_EQ(open.substr(0, create.size() - 1), create.substr(0, create.size() - 1));
+  for (const char* option :
+       {"--allow-index-rebuilds", "--allow-field-renames", "--allow-deprecated-field-renames",
+        "--allow-undeprecating-fields", "--allow-unsplit-to-split", "--disallow-type-renames"}) {
+    EXPECT_EQ(create.find(option), std::string::npos) << option;
+    EXPECT_NE(open.find(option), std::string::npos) << option;
+  }
   for (const char* option : {"--proto", "--import-dir", "--split-long-records",
                              "--store-record-versions", "--index", "--unique-index", "--version"}) {
     EXPECT_NE(create.find(option), std::string::npos) << option;
@@ -230,6 +238,151 @@ TEST_F(RlStore, OpenCreatesThenEvolvesTheMetadata) {
   EXPECT_NE(info.find("  7               3  "), std::string::npos) << info;
   expectError({"index", "scan"}, {"Order$customer"},
               "no index Order$customer (the store's indexes: Order$price)");
+}
+
+// rl store open checks the new schema against the stored metadata by the evolution rules: a
+// refused change names the rule and the field or index, exits with status 1 and changes nothing.
+TEST_F(RlStore, OpenRefusesAnUnsafeSchemaChange) {
+  create();
+  load("{\"id\": 1, \"customer\": \"cy\"}\n{\"id\": 2, \"customer\": \"ann\"}\n");
+  const std::string records = scanAll();
+  auto variant = [&](const std::string& name, const std::string& from, const std::string& to) {
+    std::string proto = kOrdersProto;
+    proto.replace(proto.find(from), from.size(), to);
+    return write(name, proto);
+  };
+  const std::string removed = variant("removed.proto", "  optional string customer = 3;\n", "");
+  expectError({"store", "open"}, {"--proto", removed, "--version", "2"},
+              "field removed from message descriptor: field customer (= 3) of Order");
+  const std::string retyped =
+      variant("retyped.proto", "optional string customer = 3", "optional int64 customer = 3");
+  expectError({"store", "open"}, {"--proto", retyped, "--version", "2"},
+              "field type changed: field customer of Order: string is now int64");
+  expectError({"store", "open"}, {"--proto", file("orders.proto"), "--split-long-records", "false"},
+              "new meta-data no longer splits long records: split_long_records turned off "
+              "(records already split could not be read)");
+  // Nothing changed: the metadata, the records.
+  const std::string info = ok({"store", "info"});
+  EXPECT_NE(info.find("  7               1  "), std::string::npos) << info;
+  EXPECT_EQ(scanAll(), records);
+
+  // A renamed field takes --allow-field-renames.
+  const std::string renamed =
+      variant("renamed.proto", "optional string customer = 3", "optional string buyer = 3");
+  expectError({"store", "open"}, {"--proto", renamed, "--version", "2"},
+              "field renamed: field customer of Order is now named buyer (--allow-field-renames "
+              "allows it)");
+  const std::string store = "(\"shop\", \"orders\") in " + db_;
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", renamed, "--version", "2", "--allow-field-renames"}),
+            "Updated the record store " + store + ": metadata version 1 -> 2.\n");
+  EXPECT_EQ(scanAll(), "{\"id\":\"1\",\"buyer\":\"cy\"}\n{\"id\":\"2\",\"buyer\":\"ann\"}\n");
+}
+
+// Each of rl store open's evolution options turns its rule's refusal into an update.
+TEST_F(RlStore, OpenEvolutionOptionsRelaxTheirRules) {
+  const std::string store = "(\"shop\", \"orders\") in " + db_;
+  EXPECT_EQ(
+      ok({"store", "create"}, {"--proto", file("orders.proto"), "--split-long-records", "false"}),
+      "Created the record store " + store +
+          ": format version 7, metadata version 2, record types Order, 1 index.\n");
+  load("{\"id\": 1, \"customer\": \"cy\"}\n");
+  // The .proto's schema as `edits` (from, to) change it.
+  auto variant = [&](const std::string& name,
+                     const std::vector<std::pair<std::string, std::string>>& edits) {
+    std::string proto = kOrdersProto;
+    for (const auto& [from, to] : edits) proto.replace(proto.find(from), from.size(), to);
+    return write(name, proto);
+  };
+  auto open = [&](const std::string& proto, int version, std::vector<std::string> flags = {}) {
+    std::vector<std::string> args = {"--proto", proto, "--version", std::to_string(version)};
+    args.insert(args.end(), flags.begin(), flags.end());
+    return args;
+  };
+  auto updated = [&](int from, int to) {
+    return "Updated the record store " + store + ": metadata version " + std::to_string(from) +
+           " -> " + std::to_string(to) + ".\n";
+  };
+
+  // split_long_records turned on.
+  expectError({"store", "open"}, open(file("orders.proto"), 3),
+              "new meta-data splits long records: split_long_records turned on (stores created "
+              "before format version 5 keep unsplit records without a suffix; "
+              "--allow-unsplit-to-split allows it)");
+  EXPECT_EQ(ok({"store", "open"}, open(file("orders.proto"), 3, {"--allow-unsplit-to-split"})),
+            updated(2, 3));
+
+  // A field deprecated (fine), then renamed.
+  const std::string deprecated = variant(
+      "deprecated.proto", {{"string customer = 3;", "string customer = 3 [deprecated = true];"}});
+  EXPECT_EQ(ok({"store", "open"}, open(deprecated, 4)), updated(3, 4));
+  const std::string renamed =
+      variant("renamed.proto", {{"string customer = 3;", "string buyer = 3 [deprecated = true];"}});
+  expectError({"store", "open"}, open(renamed, 5),
+              "field renamed: field customer of Order is now named buyer (--allow-field-renames "
+              "allows it)");
+  EXPECT_EQ(ok({"store", "open"}, open(renamed, 5, {"--allow-deprecated-field-renames"})),
+            updated(4, 5));
+
+  // Deprecated no more.
+  const std::string undeprecated =
+      variant("undeprecated.proto", {{"string customer = 3;", "string buyer = 3;"}});
+  expectError({"store", "open"}, open(undeprecated, 6),
+              "field is no longer deprecated: field buyer of Order (--allow-undeprecating-fields "
+              "allows it)");
+  EXPECT_EQ(ok({"store", "open"}, open(undeprecated, 6, {"--allow-undeprecating-fields"})),
+            updated(5, 6));
+
+  // A record type renamed: allowed, unless refused. Its field-option index is a new index
+  // (Purchase$price); Order$price becomes a former index.
+  const std::string purchase =
+      variant("purchase.proto", {{"string customer = 3;", "string buyer = 3;"},
+                                 {"message Order {", "message Purchase {"},
+                                 {"optional Order _Order", "optional Purchase _Order"}});
+  expectError({"store", "open"}, open(purchase, 7, {"--disallow-type-renames"}),
+              "record type name changed: record type Order is now Purchase");
+  EXPECT_EQ(ok({"store", "open"}, open(purchase, 7)),
+            updated(6, 7) + "New index Purchase$price: READABLE\n");
+  EXPECT_EQ(scanAll(), "{\"id\":\"1\",\"buyer\":\"cy\"}\n");
+  EXPECT_NE(ok({"check"}).find("No problems."), std::string::npos);
+}
+
+// An index whose definition changes keeps its name and is rebuilt, with --allow-index-rebuilds;
+// a removed index becomes a former index and stays one.
+TEST_F(RlStore, OpenRebuildsAChangedIndexOnlyWhenAllowed) {
+  create();
+  load("{\"id\": 1, \"customer\": \"cy\"}\n{\"id\": 2, \"customer\": \"ann\"}\n");
+  const std::string proto = file("orders.proto");
+  const std::string store = "(\"shop\", \"orders\") in " + db_;
+  ok({"store", "open"}, {"--proto", proto, "--index", "Order:customer"});
+  // Unique now: a rebuild.
+  expectError({"store", "open"},
+              {"--proto", proto, "--unique-index", "Order:customer", "--version", "3"},
+              "last modified version of index changed: index Order$customer: 2 is now 3 (a "
+              "rebuild; --allow-index-rebuilds allows it)");
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto, "--unique-index", "Order:customer",
+                                   "--version", "3", "--allow-index-rebuilds"}),
+            "Updated the record store " + store +
+                ": metadata version 2 -> 3.\nRebuilt index Order$customer: READABLE\n");
+  EXPECT_NE(ok({"store", "info"})
+                .find("  Order$customer  value  Order  field(customer)  yes     "
+                      "READABLE\n"),
+            std::string::npos);
+  EXPECT_EQ(ok({"index", "scan"}, {"Order$customer"}),
+            "{\"id\":\"2\",\"customer\":\"ann\"}\n{\"id\":\"1\",\"customer\":\"cy\"}\n");
+  // Removed: it becomes a former index, which later versions keep; the same schema at the same
+  // version changes nothing.
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto, "--version", "4"}),
+            "Updated the record store " + store + ": metadata version 3 -> 4.\n");
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto, "--version", "4"}),
+            "The record store " + store + " has this schema: metadata version 4.\n");
+  // Added again: a new index, in a subspace of its own.
+  EXPECT_EQ(
+      ok({"store", "open"}, {"--proto", proto, "--index", "Order:customer", "--version", "5"}),
+      "Updated the record store " + store +
+          ": metadata version 4 -> 5.\nNew index Order$customer: READABLE\n");
+  EXPECT_EQ(ok({"index", "scan"}, {"Order$customer"}),
+            "{\"id\":\"2\",\"customer\":\"ann\"}\n{\"id\":\"1\",\"customer\":\"cy\"}\n");
+  EXPECT_NE(ok({"check"}).find("No problems."), std::string::npos);
 }
 
 // NDJSON for orders 1..count with customers c00..c12 (id % 13), so a customer index is in
@@ -309,6 +462,29 @@ TEST_F(RlStore, IndexBuildBuildsAnIndexOpenLeftDisabled) {
               "Order$price-customer)");
   expectError({"index", "build"}, {"Order$customer", "--records-per-transaction", "0"},
               "--records-per-transaction 0: at least 1");
+}
+
+// A rebuilt index on a store too big to build it while opening: cleared and DISABLED, then
+// built by rl index build with its new definition.
+TEST_F(RlStore, ARebuiltIndexOnABigStoreIsBuiltByIndexBuild) {
+  create();
+  load(ordersWithCustomers(300));
+  const std::string proto = file("orders.proto");
+  const std::string store = "(\"shop\", \"orders\") in " + db_;
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto, "--index", "Order:customer"}),
+            "Updated the record store " + store +
+                ": metadata version 1 -> 2.\nNew index Order$customer: DISABLED\n");
+  ok({"index", "build"}, {"Order$customer"});
+  EXPECT_EQ(ok({"store", "open"}, {"--proto", proto, "--unique-index", "Order:customer",
+                                   "--version", "3", "--allow-index-rebuilds"}),
+            "Updated the record store " + store +
+                ": metadata version 2 -> 3.\nRebuilt index Order$customer: DISABLED\n");
+  expectError({"index", "scan"}, {"Order$customer"},
+              "Cannot scan non-readable index Order$customer (DISABLED); rl index build builds it");
+  // Built again with its new definition: unique, which these records break.
+  expectError({"index", "build"}, {"Order$customer"},
+              "unique index Order$customer: 300 records share a value with another record "
+              "(recorded as uniqueness violations); the index is built but stays WRITE_ONLY");
 }
 
 TEST_F(RlStore, IndexBuildOfAUniqueIndexTheRecordsViolate) {

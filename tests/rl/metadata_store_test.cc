@@ -24,8 +24,13 @@ using store_test::Order;
 // extra index "Order$tags".
 RecordMetaData metaDataAt(int version) {
   RecordMetaDataBuilder builder(Order::descriptor()->file());
-  if (version >= 11)
-    builder.addIndex("Order", Index("Order$tags", field("tags", FanType::kFanOut)));
+  if (version >= 11) {
+    // Added at version 11, as the evolution rules want of a new index.
+    Index tags("Order$tags", field("tags", FanType::kFanOut));
+    tags.setAddedVersion(11);
+    tags.setLastModifiedVersion(11);
+    builder.addIndex("Order", tags);
+  }
   builder.setVersion(version);
   return builder.build();
 }

@@ -109,6 +109,19 @@ class RecordMetaDataBuilder {
   void setVersion(int version) { version_ = version; }
   int version() const { return version_; }
 
+  // Makes this metadata a successor of `previous` that MetaDataEvolutionValidator accepts
+  // for the changes it can make safely, as when a store's schema file changes (docs/guide.md,
+  // "Evolving the metadata"). Call it last, once the version is set. Matching by name: an
+  // index defined as before keeps its versions and subspace key; a changed index keeps its
+  // added version and subspace key and takes this version as last modified (a rebuild, which
+  // the validator refuses unless allowIndexRebuilds); a new index takes this version as added
+  // and last modified (and, when its name was a removed index's, the subspace key
+  // "<name>@<version>", the name being a former index's key); an index of `previous` not here
+  // becomes a former index removed at this version; `previous`'s former indexes stay. Matching
+  // record types by union field number: a type without a since_version keeps the one it had, or
+  // takes this version when it is new.
+  void evolveFrom(const RecordMetaData& previous);
+
   // Validates and freezes. Throws MetaDataException.
   RecordMetaData build() const;
 
@@ -116,6 +129,8 @@ class RecordMetaDataBuilder {
   RecordMetaDataBuilder() = default;
   void addIndexCommon(Index& index);
   void processFieldOptions(RecordTypeBuilder& recordType);
+  // The record types an index is on, by name (empty for a universal index).
+  std::vector<std::string> recordTypesOf(const std::string& indexName) const;
 
   std::shared_ptr<const void> descriptorOwner_;
   std::shared_ptr<google::protobuf::MessageFactory> messageFactory_;  // unset: made at build

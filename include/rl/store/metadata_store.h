@@ -19,8 +19,12 @@
 // conflict, so two processes updating at once serialize: the second one sees the first one's
 // version, and fails if its own is not above it.
 //
-// Not here (yet): the evolution validation the Java store runs on save
-// (MetaDataEvolutionValidator), the metadata cache, and the very old layout at the empty tuple.
+// Saving over stored metadata checks that the new metadata is a safe successor of the stored
+// one with a MetaDataEvolutionValidator (the default, strict rules unless
+// setEvolutionValidator gives another), as the Java store does; a refused change throws
+// MetaDataException naming the rule and writes nothing.
+//
+// Not here (yet): the metadata cache, and the very old layout at the empty tuple.
 //
 // Thread-safety: as its RecordContext, one thread at a time.
 #pragma once
@@ -30,6 +34,7 @@
 #include "fdb/subspace.h"
 #include "rl/context/record_context.h"
 #include "rl/metadata/metadata.h"
+#include "rl/metadata/metadata_evolution_validator.h"
 #include "rl/store/store_location.h"
 
 namespace rl {
@@ -55,9 +60,14 @@ class MetaDataStore {
   int currentVersion();
 
   // Makes `metaData` current, moving the current one (if any) to the history. Throws
-  // MetaDataException when its version is not above the stored one.
+  // MetaDataException when its version is not above the stored one, or when the evolution
+  // validator refuses it as a successor of the stored one.
   void save(const RecordMetaData& metaData);
   void save(const MetaDataProto& proto);
+
+  // The rules save() checks new metadata against the stored metadata by.
+  const MetaDataEvolutionValidator& evolutionValidator() const { return validator_; }
+  void setEvolutionValidator(MetaDataEvolutionValidator validator) { validator_ = validator; }
 
  private:
   // The subspace P, or nullopt when a directory location does not exist (and `create` is
@@ -67,6 +77,7 @@ class MetaDataStore {
 
   RecordContext* context_;
   StoreLocation location_;
+  MetaDataEvolutionValidator validator_;
 };
 
 }  // namespace rl

@@ -435,6 +435,88 @@ void RecordMetaDataBuilder::setStoreRecordVersions(bool store) {
   }
 }
 
+std::vector<std::string> RecordMetaDataBuilder::recordTypesOf(const std::string& indexName) const {
+  std::vector<std::string> names;
+  for (const auto& [name, type] : recordTypes_) {
+    auto has = [&](const std::vector<std::string>& list) {
+      return std::find(list.begin(), list.end(), indexName) != list.end();
+    };
+    if (has(type.indexNames_) || has(type.multiTypeIndexNames_)) names.push_back(name);
+  }
+  return names;
+}
+
+void RecordMetaDataBuilder::evolveFrom(const RecordMetaData& previous) {
+  // Record types, by union field number.
+  for (auto& [name, type] : recordTypes_) {
+    if (type.sinceVersion_) continue;
+    const google::protobuf::FieldDescriptor* before =
+        previous.unionDescriptor().FindFieldByNumber(type.unionField_->number());
+    const RecordType* previousType = before && before->message_type()
+                                         ? previous.findRecordType(before->message_type()->name())
+                                         : nullptr;
+    type.sinceVersion_ = previousType ? previousType->sinceVersion() : std::optional<int>(version_);
+  }
+
+  // Indexes, by name.
+  auto universal = [](const std::vector<std::shared_ptr<const Index>>& list, const Index& index) {
+    return std::any_of(list.begin(), list.end(),
+                       [&](const auto& candidate) { return candidate->name() == index.name(); });
+  };
+  auto sameDefinition = [&](const Index& now, const Index& before) {
+    const bool nowUniversal = std::find(universalIndexNames_.begin(), universalIndexNames_.end(),
+                                        now.name()) != universalIndexNames_.end();
+    if (nowUniversal != universal(previous.universalIndexes(), before)) return false;
+    if (!nowUniversal) {
+      std::vector<std::string> beforeTypes;
+      for (const RecordType* type : previous.recordTypesForIndex(before)) {
+        beforeTypes.push_back(type->name());
+      }
+      if (recordTypesOf(now.name()) != beforeTypes) return false;  // both sorted by name
+    }
+    const std::string nowPredicate = now.predicate() ? now.predicate()->SerializeAsString() : "";
+    const std::string beforePredicate =
+        before.predicate() ? before.predicate()->SerializeAsString() : "";
+    return now.type() == before.type() && now.rootExpression() == before.rootExpression() &&
+           now.options() == before.options() && nowPredicate == beforePredicate &&
+           (!now.hasExplicitSubspaceKey() || now.subspaceKey() == before.subspaceKey());
+  };
+  for (Index& index : indexes_) {
+    const Index* before = previous.hasIndex(index.name()) ? &previous.index(index.name()) : nullptr;
+    if (!before) {
+      index.setAddedVersion(version_);
+      index.setLastModifiedVersion(version_);
+      // A removed index's subspace key stays a former index's: one of the same name added
+      // again takes "<name>@<version>".
+      const bool taken = std::any_of(
+          previous.formerIndexes().begin(), previous.formerIndexes().end(),
+          [&](const FormerIndex& former) { return former.subspaceKey == index.subspaceKey(); });
+      if (taken && !index.hasExplicitSubspaceKey()) {
+        index.setSubspaceKey(index.name() + "@" + std::to_string(version_));
+      }
+      continue;
+    }
+    if (!index.hasExplicitSubspaceKey() && before->hasExplicitSubspaceKey()) {
+      index.setSubspaceKey(before->subspaceKey());
+    }
+    index.setAddedVersion(before->addedVersion());
+    index.setLastModifiedVersion(sameDefinition(index, *before) ? before->lastModifiedVersion()
+                                                                : version_);
+  }
+  std::vector<FormerIndex> formers = previous.formerIndexes();
+  for (const auto& before : previous.allIndexes()) {
+    if (hasIndex(before->name())) continue;
+    formers.push_back(
+        FormerIndex{before->subspaceKey(), before->addedVersion(), version_, before->name()});
+  }
+  for (FormerIndex& former : formers) {
+    const bool known = std::any_of(
+        formerIndexes_.begin(), formerIndexes_.end(),
+        [&](const FormerIndex& mine) { return mine.subspaceKey == former.subspaceKey; });
+    if (!known) formerIndexes_.push_back(std::move(former));
+  }
+}
+
 RecordMetaData RecordMetaDataBuilder::build() const {
   auto data = std::make_shared<RecordMetaData::Data>();
   RecordMetaData metaData;

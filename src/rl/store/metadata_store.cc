@@ -70,7 +70,7 @@ void MetaDataStore::save(const RecordMetaData& metaData) { save(metaData.toProto
 
 void MetaDataStore::save(const MetaDataProto& proto) {
   // What cannot be built is not stored (throws MetaDataException).
-  (void)RecordMetaData::fromProto(proto);
+  const RecordMetaData metaData = RecordMetaData::fromProto(proto);
   const fdb::Subspace at = *subspace(true);
   // A serializable read: concurrent saves conflict, and the later one sees the earlier.
   const std::optional<RawRecord> current = loadWithSplit(*context_, at, currentKey());
@@ -86,6 +86,7 @@ void MetaDataStore::save(const MetaDataProto& proto) {
           fmt::format("meta-data version must increase: saving version {} over stored version {}",
                       proto.version(), old.version()));
     }
+    validator_.validate(RecordMetaData::fromProto(old), metaData);
     saveWithSplit(*context_, at, historyKey(old.version()), current->rawRecord);
   }
   saveWithSplit(*context_, at, currentKey(), proto.SerializeAsString());
