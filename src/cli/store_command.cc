@@ -20,6 +20,7 @@
 
 #include "commands.h"
 #include "fdb/tuple_text.h"
+#include "index_spec.h"
 #include "rl/context/record_context.h"
 #include "rl/metadata/index.h"
 #include "rl/metadata/key_expression.h"
@@ -41,7 +42,7 @@ struct CreateOptions {
   // Metadata options over the .proto file's own.
   std::optional<bool> splitLongRecords;
   std::optional<bool> storeRecordVersions;
-  std::vector<std::string> indexes;        // TYPE:FIELD[,FIELD...]
+  std::vector<std::string> indexes;        // [INDEXTYPE:]TYPE:FIELD[,FIELD...]
   std::vector<std::string> uniqueIndexes;  // the same, unique
   std::vector<std::string> primaryKeys;    // TYPE:FIELD[,FIELD...]
   std::optional<int> version;
@@ -82,15 +83,10 @@ KeyExpression fieldsKey(const std::vector<std::string>& fields) {
   return columns.size() == 1 ? columns.front() : concatAll(columns);
 }
 
-// A VALUE index from TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...] (the name the
-// .proto's index option gives a one-field index).
+// An index from [TYPE:]RecordType:FIELD[,FIELD...] (index_spec.h).
 void addIndexOption(RecordMetaDataBuilder& builder, const std::string& text, bool unique) {
-  const auto [type, fields] =
-      typeAndFields(unique ? "--unique-index" : "--index", text, "an index", "Order:customer");
-  std::map<std::string, std::string> indexOptions;
-  if (unique) indexOptions.emplace(std::string(Index::kUniqueOption), "true");
-  builder.addIndex(type, Index(fmt::format("{}${}", type, fmt::join(fields, "-")),
-                               fieldsKey(fields), Index::kValue, std::move(indexOptions)));
+  const IndexSpec spec = parseIndexSpec(unique ? "--unique-index" : "--index", text);
+  builder.addIndex(spec.recordType, indexFromSpec(spec, unique));
 }
 
 // A record type's primary key from TYPE:FIELD[,FIELD...], in place of the .proto's
@@ -315,9 +311,13 @@ void addSchemaOptions(CLI::App* command, CreateOptions& options) {
   command->add_option("--primary-key", options.primaryKeys,
                       "A record type's primary key TYPE:FIELD[,FIELD...], for a schema whose "
                       ".proto does not mark it (repeatable; kept in the metadata)");
-  command->add_option("--index", options.indexes,
-                      "Add a VALUE index TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...] "
-                      "(repeatable)");
+  command->add_option(
+      "--index", options.indexes,
+      "Add an index [INDEXTYPE:]TYPE:FIELD[,FIELD...] keyed by the fields in "
+      "order: a value index TYPE$FIELD[-FIELD...] by default; count:, sum:, "
+      "min_ever:, max_ever:, ... an aggregate named TYPE$FIELD[-FIELD...]$INDEXTYPE "
+      "(count groups by every field; the others aggregate the last field, "
+      "grouped by those before it) (repeatable)");
   command->add_option("--unique-index", options.uniqueIndexes,
                       "Add a unique VALUE index, as --index (repeatable)");
   command->add_option("--version", options.version,
