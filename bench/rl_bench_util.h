@@ -51,6 +51,9 @@ inline constexpr int kRecords = 1000;  // every fixture holds IDs 0..999
 // price_idx on price, split long records (100,000-byte chunks) and inline record versions.
 struct Layout {
   bool priceIndex = false;
+  // An aggregate index "agg" by customer of this type (count, sum or max_ever: of price), or
+  // none when empty.
+  std::string_view aggregate = {};
   bool split = false;
   bool versions = false;
 };
@@ -59,6 +62,12 @@ inline RecordMetaData benchMetaData(Layout layout) {
   RecordMetaDataBuilder builder(Order::descriptor()->file());
   if (layout.priceIndex) {
     builder.addIndex("Order", Index(std::string(kPriceIndex), field("price")));
+  }
+  if (layout.aggregate == Index::kCount) {
+    builder.addIndex("Order", Index("agg", grouping(field("customer"), 0), Index::kCount));
+  } else if (!layout.aggregate.empty()) {
+    builder.addIndex("Order",
+                     Index("agg", field("price").groupBy(field("customer")), layout.aggregate));
   }
   builder.setSplitLongRecords(layout.split);
   builder.setStoreRecordVersions(layout.versions);
