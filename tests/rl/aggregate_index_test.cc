@@ -22,6 +22,7 @@
 #include "rl/index/aggregate_index.h"
 #include "rl/metadata/metadata_builder.h"
 #include "rl/metadata/metadata_exception.h"
+#include "rl/query/record_query_planner.h"
 #include "rl/record_core_exception.h"
 #include "rl/store/online_indexer.h"
 #include "rl/store/record_store.h"
@@ -694,6 +695,66 @@ TEST_F(AggregateIndexTest, CountsStayExactUnderInjectedFaults) {
             model.count(std::nullopt));
   CheckReport report = StoreChecker(db, testLocation(), metaData).run();
   EXPECT_TRUE(report.ok()) << report.summary();
+}
+
+}  // namespace
+}  // namespace rl
+
+namespace rl {
+namespace {
+
+// Aggregate queries answered from the groups of an aggregate index, no record read.
+TEST_F(AggregateIndexTest, PlansCoveringAggregateQueries) {
+  withStore([](RecordStore& store) {
+    store.saveRecord(makeOrder(1, "a", 5));
+    store.saveRecord(makeOrder(2, "a", 7));
+    store.saveRecord(makeOrder(3, "b", 2));
+    store.saveRecord(makeOrder(4, "c", 1));
+  });
+  auto rows = [&](const RecordQueryPlan& plan) {
+    return withStore([&](RecordStore& store) {
+      std::vector<std::pair<std::string, fdb::Tuple>> out;
+      CursorPtr<QueriedRecord> cursor = store.executeQuery(plan, std::nullopt, {});
+      for (auto r = cursor->next(); r.hasValue(); r = cursor->next()) {
+        const auto& order = dynamic_cast<const Order&>(*r.value().record);
+        EXPECT_TRUE(r.value().partial);
+        out.emplace_back(order.name(), r.value().indexEntry->value());
+      }
+      return out;
+    });
+  };
+  RecordQueryPlanner planner(metaData);
+  RecordQuery query{.recordTypes = {"Order"}, .filter = Query::field("name").equalsValue("a")};
+  std::shared_ptr<const RecordQueryCoveringIndexPlan> plan =
+      planner.planCoveringAggregateIndex(query, "sum");
+  ASSERT_NE(plan, nullptr);
+  EXPECT_EQ(plan->explain(), "Covering(Index(sum [[a],[a]] BY_GROUP) -> [name: KEY[0]])");
+  EXPECT_EQ(rows(*plan), (std::vector<std::pair<std::string, fdb::Tuple>>{{"a", fdb::Tuple{12}}}));
+  // A range over the group, every group, and reversed.
+  query.filter = Query::field("name").greaterThan("a");
+  plan = planner.planCoveringAggregateIndex(query, "cnt");
+  ASSERT_NE(plan, nullptr);
+  EXPECT_EQ(rows(*plan), (std::vector<std::pair<std::string, fdb::Tuple>>{{"b", fdb::Tuple{1}},
+                                                                          {"c", fdb::Tuple{1}}}));
+  query.filter.reset();
+  query.sort = field("name");
+  query.sortReverse = true;
+  plan = planner.planCoveringAggregateIndex(query, "max");
+  ASSERT_NE(plan, nullptr);
+  EXPECT_EQ(plan->explain(), "Covering(Index(max <,> BY_GROUP REVERSE) -> [name: KEY[0]])");
+  EXPECT_EQ(rows(*plan), (std::vector<std::pair<std::string, fdb::Tuple>>{
+                             {"c", fdb::Tuple{1}}, {"b", fdb::Tuple{2}}, {"a", fdb::Tuple{7}}}));
+  // Not answerable from the groups: a filter on a non-group field, a required field the
+  // index lacks, a value index, another record type.
+  query = RecordQuery{.recordTypes = {"Order"}, .filter = Query::field("price").equalsValue(5)};
+  EXPECT_EQ(planner.planCoveringAggregateIndex(query, "sum"), nullptr);
+  query = RecordQuery{.recordTypes = {"Order"}, .requiredResults = std::vector{field("price")}};
+  EXPECT_EQ(planner.planCoveringAggregateIndex(query, "cnt"), nullptr);
+  EXPECT_EQ(
+      planner.planCoveringAggregateIndex(RecordQuery{.recordTypes = {"Order"}}, "Order$price"),
+      nullptr);
+  EXPECT_EQ(planner.planCoveringAggregateIndex(RecordQuery{.recordTypes = {"Customer"}}, "cnt"),
+            nullptr);
 }
 
 }  // namespace
