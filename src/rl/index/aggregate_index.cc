@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <google/protobuf/descriptor.h>
+
 #include "rl/cursor/key_value_cursor.h"
 #include "rl/index/value_index.h"
 #include "rl/metadata/metadata_exception.h"
@@ -45,6 +47,30 @@ std::optional<int64_t> longValue(const Index& index, const fdb::Tuple& grouped) 
                                           fdb::tupleTypeName(grouped[0].type())));
   }
   return grouped.getInt(0);
+}
+
+// The field `column` (a field, or a nesting of fields) reads in `type`, or null when it is not
+// one.
+const google::protobuf::FieldDescriptor* fieldOf(const KeyExpression& column,
+                                                 const google::protobuf::Descriptor& type) {
+  if (column.kind() != KeyExpression::Kind::kField &&
+      column.kind() != KeyExpression::Kind::kNesting) {
+    return nullptr;
+  }
+  const google::protobuf::FieldDescriptor* field = type.FindFieldByName(column.fieldName());
+  if (field == nullptr || column.kind() == KeyExpression::Kind::kField) return field;
+  if (field->message_type() == nullptr) return nullptr;
+  return fieldOf(column.children()[0], *field->message_type());
+}
+
+bool isIntegerField(const google::protobuf::FieldDescriptor& field) {
+  switch (field.cpp_type()) {
+    case google::protobuf::FieldDescriptor::CPPTYPE_INT32:
+    case google::protobuf::FieldDescriptor::CPPTYPE_INT64:
+    case google::protobuf::FieldDescriptor::CPPTYPE_UINT32:
+    case google::protobuf::FieldDescriptor::CPPTYPE_UINT64: return true;
+    default: return false;
+  }
 }
 
 bool containsNull(const fdb::Tuple& tuple) {
@@ -278,7 +304,7 @@ class AggregateIndexMaintainerFactory : public IndexMaintainerFactory {
   // The Java Record Layer's rules: a grouping root; count and count_updates aggregate no
   // column, sum and the _long kinds exactly one, the others at least one; only
   // max_ever_version holds a version; clearWhenZero only where an ADD can come back to 0.
-  void validate(const Index& index, const RecordMetaData&) const override {
+  void validate(const Index& index, const RecordMetaData& metaData) const override {
     const KeyExpression& root = index.rootExpression();
     auto refuse = [&](std::string_view why) {
       throw MetaDataException(fmt::format("index {} of type {} ({}): {}", index.name(),
@@ -311,6 +337,17 @@ class AggregateIndexMaintainerFactory : public IndexMaintainerFactory {
       refuse("clearWhenZero applies only to count, count_not_null and sum");
     }
     if (index.isUnique()) refuse("an aggregate index cannot be unique");
+    if (isLongKind(kind_)) {
+      const std::vector<KeyExpression> columns = keyColumns(root.children()[0]);
+      for (const RecordType* type : metaData.recordTypesForIndex(index)) {
+        const google::protobuf::FieldDescriptor* field =
+            columns.empty() ? nullptr : fieldOf(columns.back(), type->descriptor());
+        if (field != nullptr && !isIntegerField(*field)) {
+          refuse(fmt::format("it aggregates integer fields, and {} of {} is a {}", field->name(),
+                             type->name(), field->type_name()));
+        }
+      }
+    }
   }
 
   std::unique_ptr<IndexMaintainer> create(RecordStore::State& store,
