@@ -52,6 +52,15 @@ void runGet(const StoreArguments& args, const GetOptions& options) {
   const Index& index = metaData.index(options.index);
   std::vector<std::string> types;
   for (const RecordType* type : metaData.recordTypesForIndex(index)) types.push_back(type->name());
+  const KeyExpression& root = index.rootExpression();
+  const size_t groupColumns =
+      root.kind() == KeyExpression::Kind::kGrouping ? static_cast<size_t>(root.groupingCount()) : 0;
+  if (options.group.size() > groupColumns) {
+    throw std::invalid_argument(
+        fmt::format("index {} has {} group column{} ({}); {} value{} given", index.name(),
+                    groupColumns, groupColumns == 1 ? "" : "s", root.toString(),
+                    options.group.size(), options.group.size() == 1 ? "" : "s"));
+  }
   fdb::Tuple group;
   for (const std::string& value : options.group) group.append(groupElement(value));
   // The index's own type as the function, over its own key: only indexes like it answer.

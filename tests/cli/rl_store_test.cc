@@ -208,6 +208,9 @@ TEST_F(RlStore, AggregateIndexesFromTheCommandLine) {
   expectError({"index", "get"}, {"Order$customer"},
               "no readable index can evaluate aggregate function value(field(customer)) over "
               "record types Order");
+  expectError({"index", "get"}, {"Order$price$max_ever", "5"},
+              "index Order$price$max_ever has 0 group columns (grouping(field(price), 1)); 1 "
+              "value given");
   expectError({"index", "get"}, {"Order$nosuch"},
               "no index Order$nosuch (the store's indexes: Order$customer, "
               "Order$customer$count, Order$customer-price$sum, Order$id$count, Order$price, "

@@ -197,6 +197,7 @@ class AggregateIndexMaintainer : public IndexMaintainer {
     auto matches = [](const KeyExpression& a, const KeyExpression& b) {
       return a.matchesColumn(b);
     };
+    if (operandGroup > operand.size() || groupingCount_ > whole.size()) return false;
     // The aggregated columns: the same.
     if (operand.size() - operandGroup != whole.size() - groupingCount_) return false;
     if (!std::equal(operand.begin() + static_cast<std::ptrdiff_t>(operandGroup), operand.end(),
@@ -241,7 +242,7 @@ class AggregateIndexMaintainer : public IndexMaintainer {
   // (a group then holds only records under one prefix).
   std::optional<std::string> cannotDeleteWhere(const fdb::Tuple& prefix) const override {
     const std::vector<KeyExpression> whole = keyColumns(index().rootExpression().children()[0]);
-    bool matches = prefix.size() <= groupingCount_;
+    bool matches = prefix.size() <= groupingCount_ && prefix.size() <= whole.size();
     for (const RecordType* type : store_.metaData.recordTypesForIndex(index())) {
       const std::vector<KeyExpression> keyColumns = type->primaryKey().normalizeKeyForPositions();
       if (keyColumns.size() < prefix.size()) matches = false;
