@@ -282,6 +282,16 @@ TEST_F(AggregateIndexTest, ValidatesDefinitions) {
   EXPECT_EQ(loaded.rootExpression().groupedCount(), 1);
   EXPECT_EQ(loaded.rootExpression().groupingCount(), 1);
 
+  // A count is wrapped with every column aggregated (Java's grouping(root, columns)), which
+  // a count does not allow: such an old definition is refused, as Java's validator refuses it.
+  const Index count = Index::fromProto(Index("c", field("name"), Index::kCount).toProto());
+  ASSERT_EQ(count.rootExpression().kind(), KeyExpression::Kind::kGrouping);
+  EXPECT_EQ(count.rootExpression().groupedCount(), 1);
+  EXPECT_THROW(open(count), MetaDataException);
+  // An empty root wraps to an ungrouped count, which is fine.
+  const Index all = Index::fromProto(Index("all", empty(), Index::kCount).toProto());
+  EXPECT_EQ(all.rootExpression(), grouping(empty(), 0));
+
   // Values the mutations cannot take.
   open(Index("m", field("price").ungrouped(), kMaxEverLongIndexType));
   EXPECT_THROW(withStore([](RecordStore& store) { store.saveRecord(makeOrder(1, "a", -5)); }),
