@@ -80,11 +80,14 @@ bool containsNull(const fdb::Tuple& tuple) {
 
 // The parameter of the mutation an entry's grouped value makes, or nullopt when it makes none
 // (the Java Record Layer's AtomicMutation.getMutationParam).
+// `nonUniqueNull`: the entry holds a null standing for an unset field read as not unique
+// (EvaluatedKey::containsNonUniqueNull); count_not_null skips grouped values with one.
 std::optional<fdb::Bytes> mutationParam(AggregateKind kind, const Index& index,
-                                        const fdb::Tuple& grouped, bool remove) {
+                                        const fdb::Tuple& grouped, bool nonUniqueNull,
+                                        bool remove) {
   switch (kind) {
     case AggregateKind::kCountNotNull:
-      if (containsNull(grouped)) return std::nullopt;
+      if (nonUniqueNull && containsNull(grouped)) return std::nullopt;
       return encodeLittleEndianInt64(remove ? -1 : 1);
     case AggregateKind::kCount: return encodeLittleEndianInt64(remove ? -1 : 1);
     case AggregateKind::kCountUpdates:
@@ -154,8 +157,8 @@ class AggregateIndexMaintainer : public IndexMaintainer {
     std::vector<EvaluatedIndexEntry> newEntries = evaluateIndex(after);
     // count_updates counts every save, changed or not.
     if (kind_ != AggregateKind::kCountUpdates) removeCommonEntries(oldEntries, newEntries);
-    for (const EvaluatedIndexEntry& entry : oldEntries) apply(entry.key, /*remove=*/true);
-    for (const EvaluatedIndexEntry& entry : newEntries) apply(entry.key, /*remove=*/false);
+    for (const EvaluatedIndexEntry& entry : oldEntries) apply(entry, /*remove=*/true);
+    for (const EvaluatedIndexEntry& entry : newEntries) apply(entry, /*remove=*/false);
   }
 
   CursorPtr<IndexEntry> scan(IndexScanType type, const TupleRange& range,
@@ -264,13 +267,15 @@ class AggregateIndexMaintainer : public IndexMaintainer {
 
  private:
   // One entry's mutation of its group's key.
-  void apply(const fdb::Tuple& whole, bool remove) {
+  void apply(const EvaluatedIndexEntry& entry, bool remove) {
     RecordStore::State& state = store_;
+    const fdb::Tuple& whole = entry.key;
     const size_t split = std::min(groupingCount_, whole.size());
     fdb::Tuple group;
     fdb::Tuple grouped;
     for (size_t i = 0; i < whole.size(); ++i) (i < split ? group : grouped).append(whole[i]);
-    const std::optional<fdb::Bytes> param = mutationParam(kind_, index(), grouped, remove);
+    const std::optional<fdb::Bytes> param =
+        mutationParam(kind_, index(), grouped, entry.containsNonUniqueNull, remove);
     if (!param) return;
     fdb::Bytes key = storeIndex_.subspacePrefix;
     group.packInto(key);

@@ -31,12 +31,8 @@ class AggregateIndexCheck : public IndexCheck {
         groupingCount_(static_cast<size_t>(target.index->rootExpression().groupingCount())) {}
 
   std::vector<ExpectedIndexEntry> expectedEntries(const CheckedRecord& record) const override {
-    std::vector<fdb::Tuple>& keys = recordEntries_[record.primaryKey];
-    keys.clear();
-    for (EvaluatedIndexEntry& entry :
-         evaluateValueIndex(*index_, *record.type, *record.message, record.version)) {
-      keys.push_back(std::move(entry.key));
-    }
+    std::vector<EvaluatedIndexEntry>& entries = recordEntries_[record.primaryKey];
+    entries = evaluateValueIndex(*index_, *record.type, *record.message, record.version);
     expected_.reset();  // recomputed for the index phase
     return {};
   }
@@ -97,19 +93,19 @@ class AggregateIndexCheck : public IndexCheck {
 
   void computeExpected() {
     expected_.emplace();
-    for (const auto& [primaryKey, keys] : recordEntries_) {
-      for (const fdb::Tuple& whole : keys) {
+    for (const auto& [primaryKey, entries] : recordEntries_) {
+      for (const EvaluatedIndexEntry& entry : entries) {
         fdb::Tuple group;
         fdb::Tuple grouped;
-        for (size_t i = 0; i < whole.size(); ++i) {
-          (i < groupingCount_ ? group : grouped).append(whole[i]);
+        for (size_t i = 0; i < entry.key.size(); ++i) {
+          (i < groupingCount_ ? group : grouped).append(entry.key[i]);
         }
-        add((*expected_)[group], grouped);
+        add((*expected_)[group], grouped, entry.containsNonUniqueNull);
       }
     }
   }
 
-  void add(Expected& expected, const fdb::Tuple& grouped) {
+  void add(Expected& expected, const fdb::Tuple& grouped, bool nonUniqueNull) {
     const bool hasNull = std::any_of(grouped.begin(), grouped.end(),
                                      [](const fdb::TupleElement& e) { return e.isNull(); });
     const bool first = expected.value.empty();
@@ -118,7 +114,7 @@ class AggregateIndexCheck : public IndexCheck {
       case AggregateKind::kCountUpdates:
       case AggregateKind::kCountNotNull:
         if (first) expected.value = fdb::Tuple{int64_t{0}};
-        if (kind_ == AggregateKind::kCountNotNull && hasNull) return;
+        if (kind_ == AggregateKind::kCountNotNull && hasNull && nonUniqueNull) return;
         expected.value = fdb::Tuple{expected.value.getInt(0) + 1};
         break;
       case AggregateKind::kSum:
@@ -181,7 +177,7 @@ class AggregateIndexCheck : public IndexCheck {
   const AggregateKind kind_;
   const size_t groupingCount_;
   // Each record's entries (index key columns), by primary key.
-  mutable std::map<fdb::Tuple, std::vector<fdb::Tuple>> recordEntries_;
+  mutable std::map<fdb::Tuple, std::vector<EvaluatedIndexEntry>> recordEntries_;
   mutable std::optional<std::map<fdb::Tuple, Expected>> expected_;
   std::set<fdb::Tuple> seen_;  // groups met by the index phase so far
 };
