@@ -53,6 +53,9 @@ inline constexpr int kRecords = 1000;  // every fixture holds IDs 0..999
 // and the VERSION index version_idx on version() (which needs versions).
 struct Layout {
   bool priceIndex = false;
+  // An aggregate index "agg" by customer of this type (count, sum or max_ever: of price), or
+  // none when empty.
+  std::string_view aggregate = {};
   bool split = false;
   bool versions = false;
   bool versionIndex = false;
@@ -65,6 +68,12 @@ inline RecordMetaData benchMetaData(Layout layout) {
   }
   if (layout.versionIndex) {
     builder.addIndex("Order", Index(std::string(kVersionIndex), version(), Index::kVersion));
+  }
+  if (layout.aggregate == Index::kCount) {
+    builder.addIndex("Order", Index("agg", grouping(field("customer"), 0), Index::kCount));
+  } else if (!layout.aggregate.empty()) {
+    builder.addIndex("Order",
+                     Index("agg", field("price").groupBy(field("customer")), layout.aggregate));
   }
   builder.setSplitLongRecords(layout.split);
   builder.setStoreRecordVersions(layout.versions);

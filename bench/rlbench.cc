@@ -7,6 +7,8 @@
 //   SaveRecordWithIndex/value_versioned   the same on a store keeping record versions
 //   SaveRecordWithIndex/version           the VERSION index version_idx on version() instead
 //                               (versions kept): each entry a SET_VERSIONSTAMPED_KEY at commit
+//   SaveRecordWithIndex/count   the same with a count index by customer instead (and /sum,
+//                               /max_ever: of price by customer), atomic mutations only
 //   SaveSplitRecord             save one ~250 kB Order: three 100,000-byte chunks
 //   LoadRecord                  load one record by primary key (IDs 0..999 in turn)
 //   ScanRecords                 scan 100 records (IDs [k, k+100))
@@ -231,7 +233,50 @@ const ReadFixture& readFixture(Arm arm, Fixture fixture) {
 
 // ---- Write benchmarks ------------------------------------------------------------------
 
-enum class Save { kSmall, kWithIndex, kSplit, kWithIndexVersioned, kWithVersionIndex };
+enum class Save {
+  kSmall,
+  kWithIndex,
+  kSplit,
+  kWithIndexVersioned,
+  kWithVersionIndex,
+  kWithCount,
+  kWithSum,
+  kWithMaxEver
+};
+
+std::string_view aggregateOf(Save kind) {
+  switch (kind) {
+    case Save::kWithCount: return Index::kCount;
+    case Save::kWithSum: return Index::kSum;
+    case Save::kWithMaxEver: return Index::kMaxEver;
+    default: return {};
+  }
+}
+
+// Checks index "agg" against orders 0..count-1 for every customer: its count, price sum or
+// highest price.
+void checkAggregateIndex(fdb::Database& db, const StoreLocation& location,
+                         const RecordMetaData& metaData, Save kind, int count) {
+  const std::string_view type = aggregateOf(kind);
+  runInContext(db, [&](RecordContext& context) {
+    RecordStore store = RecordStore::open(context, location, metaData);
+    for (int64_t customer = 0; customer < 50; ++customer) {
+      int64_t expected = 0;
+      for (int64_t id = customer; id < count; id += 50) {
+        expected = type == Index::kCount ? expected + 1
+                   : type == Index::kSum ? expected + priceOf(id)
+                                         : std::max(expected, priceOf(id));
+      }
+      const KeyExpression operand = type == Index::kCount
+                                        ? grouping(field("customer"), 0)
+                                        : field("price").groupBy(field("customer"));
+      const fdb::Tuple value = store.evaluateAggregateFunction(
+          {"Order"}, IndexAggregateFunction{std::string(type), operand},
+          fdb::Tuple{customerOf(customer)});
+      check(value == fdb::Tuple{expected}, "aggregate of customer " + std::to_string(customer));
+    }
+  });
+}
 
 void runSave(benchmark::State& state, Arm arm, Save kind) {
   fdb::Database& db = databaseFor(arm);
@@ -240,13 +285,15 @@ void runSave(benchmark::State& state, Arm arm, Save kind) {
       : kind == Save::kSplit              ? Layout{.split = true}
       : kind == Save::kWithIndexVersioned ? Layout{.priceIndex = true, .versions = true}
       : kind == Save::kWithVersionIndex   ? Layout{.versions = true, .versionIndex = true}
-                                          : Layout{};
+                                          : Layout{.aggregate = aggregateOf(kind)};
   const size_t payloadSize = kind == Save::kSplit ? kSplitPayload : kSmallPayload;
-  const char* storeName = kind == Save::kWithIndex            ? "save_indexed"
-                          : kind == Save::kSplit              ? "save_split"
-                          : kind == Save::kWithIndexVersioned ? "save_indexed_versioned"
-                          : kind == Save::kWithVersionIndex   ? "save_version_indexed"
-                                                              : "save";
+  const std::string storeName = kind == Save::kWithIndex            ? "save_indexed"
+                                : kind == Save::kSplit              ? "save_split"
+                                : kind == Save::kWithIndexVersioned ? "save_indexed_versioned"
+                                : kind == Save::kWithVersionIndex   ? "save_version_indexed"
+                                : !aggregateOf(kind).empty()
+                                    ? "save_" + std::string(aggregateOf(kind))
+                                    : "save";
   const StoreLocation location = locationOf(storeName);
   const RecordMetaData metaData = benchMetaData(layout);
   clearStore(db, location, metaData);
@@ -289,6 +336,7 @@ void runSave(benchmark::State& state, Arm arm, Save kind) {
         layout.versions);
     if (layout.priceIndex) checkPriceIndex(db, location, metaData, id);
     if (layout.versionIndex) checkVersionIndex(db, location, metaData, id);
+    if (!aggregateOf(kind).empty()) checkAggregateIndex(db, location, metaData, kind, id);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;
@@ -569,7 +617,10 @@ void registerAll() {
          {std::pair{"SaveRecord", Save::kSmall}, std::pair{"SaveRecordWithIndex", Save::kWithIndex},
           std::pair{"SaveSplitRecord", Save::kSplit},
           std::pair{"SaveRecordWithIndex/value_versioned", Save::kWithIndexVersioned},
-          std::pair{"SaveRecordWithIndex/version", Save::kWithVersionIndex}}) {
+          std::pair{"SaveRecordWithIndex/version", Save::kWithVersionIndex},
+          std::pair{"SaveRecordWithIndex/count", Save::kWithCount},
+          std::pair{"SaveRecordWithIndex/sum", Save::kWithSum},
+          std::pair{"SaveRecordWithIndex/max_ever", Save::kWithMaxEver}}) {
       reg(name, [kind](benchmark::State& s, Arm a) { runSave(s, a, kind); })->Iterations(kRecords);
     }
     reg("LoadRecord", runLoad);

@@ -470,6 +470,34 @@ int tour(const std::string& protoDir) {
   }
   // [/guide:metadata-evolution]
 
+  // [guide:aggregate-indexes]
+  // A count of each customer's orders and a sum of their prices, kept by atomic mutations.
+  rl::RecordMetaDataBuilder totalsBuilder(shop::Order::descriptor()->file());
+  totalsBuilder.addIndex(
+      "Order",
+      rl::Index("orders_by_customer", rl::grouping(rl::field("customer"), 0), rl::Index::kCount));
+  totalsBuilder.addIndex(
+      "Order", rl::Index("spent_by_customer", rl::field("price").groupBy(rl::field("customer")),
+                         rl::Index::kSum));
+  rl::RecordMetaData totalsMetaData = totalsBuilder.build();
+  rl::StoreLocation totals =
+      rl::StoreLocation::directory({"shop", "totals"}, fdb::Tuple{"tenant", 1});
+  rl::runInContext(db, [&](rl::RecordContext& context) {
+    rl::RecordStore store = rl::RecordStore::open(context, totals, totalsMetaData);
+    for (int64_t id = 1; id <= kOrders; ++id) store.insertRecord(makeOrder(id));
+  });
+  rl::runInContext(db, [&](rl::RecordContext& context) {
+    rl::RecordStore store = rl::RecordStore::open(context, totals, totalsMetaData);
+    fdb::Tuple aliceOrders = store.evaluateAggregateFunction(
+        {"Order"}, {"count", rl::grouping(rl::field("customer"), 0)}, fdb::Tuple{"alice"});
+    // No group values: every customer's sum, added up.
+    fdb::Tuple spent = store.evaluateAggregateFunction(
+        {"Order"}, {"sum", rl::field("price").groupBy(rl::field("customer"))}, fdb::Tuple{});
+    expect(aliceOrders == fdb::Tuple{7}, "alice has orders 1, 4, ..., 19");
+    expect(spent == fdb::Tuple{11'500}, "the twenty prices 100..1050 added up");
+  });
+  // [/guide:aggregate-indexes]
+
   std::printf("tour ok\n");
   return 0;
 }

@@ -30,6 +30,8 @@ void addQueryCommands(CLI::App& app);
 // `rl index build`: an index built from the records (rl::OnlineIndexer); added under the
 // `rl index` command that addRecordCommands makes.
 void addIndexBuildCommand(CLI::App& index);
+// `rl index get`: an aggregate index's value for a group, under `rl index` too.
+void addIndexGetCommand(CLI::App& index);
 
 // `rl check`: the Record Layer's consistency check of a record store (rl::StoreChecker).
 void addCheckCommand(CLI::App& app);

@@ -288,6 +288,7 @@ void addRecordCommands(CLI::App& app) {
   indexScan->callback(
       [args, indexOptions, options] { runIndexScan(*args, *indexOptions, *options); });
   addIndexBuildCommand(*index);
+  addIndexGetCommand(*index);
 }
 
 }  // namespace rl::cli

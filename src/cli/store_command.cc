@@ -20,6 +20,7 @@
 
 #include "commands.h"
 #include "fdb/tuple_text.h"
+#include "index_spec.h"
 #include "rl/context/record_context.h"
 #include "rl/metadata/index.h"
 #include "rl/metadata/key_expression.h"
@@ -42,7 +43,7 @@ struct CreateOptions {
   // Metadata options over the .proto file's own.
   std::optional<bool> splitLongRecords;
   std::optional<bool> storeRecordVersions;
-  std::vector<std::string> indexes;        // TYPE:FIELD[,FIELD...]
+  std::vector<std::string> indexes;        // [INDEXTYPE:]TYPE:FIELD[,FIELD...]
   std::vector<std::string> uniqueIndexes;  // the same, unique
   std::vector<std::string> primaryKeys;    // TYPE:FIELD[,FIELD...]
   std::optional<int> version;
@@ -86,28 +87,10 @@ KeyExpression fieldsKey(const std::vector<std::string>& fields) {
   return columns.size() == 1 ? columns.front() : concatAll(columns);
 }
 
-// An --index's index type and the rest: INDEXTYPE:TYPE:FIELD[,FIELD...] names the type
-// ("version:Order:customer,version()"); TYPE:FIELD[,FIELD...] is a VALUE index.
-std::pair<std::string, std::string> indexTypeAndRest(const std::string& text) {
-  const size_t first = text.find(':');
-  if (first == std::string::npos || text.find(':', first + 1) == std::string::npos) {
-    return {std::string(Index::kValue), text};
-  }
-  return {text.substr(0, first), text.substr(first + 1)};
-}
-
-// An index from [INDEXTYPE:]TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...] (the name the
-// .proto's index option gives a one-field index; version() is named "version").
+// An index from [TYPE:]RecordType:FIELD[,FIELD...] (index_spec.h).
 void addIndexOption(RecordMetaDataBuilder& builder, const std::string& text, bool unique) {
-  const auto [indexType, rest] = indexTypeAndRest(text);
-  const auto [type, fields] =
-      typeAndFields(unique ? "--unique-index" : "--index", rest, "an index", "Order:customer");
-  std::map<std::string, std::string> indexOptions;
-  if (unique) indexOptions.emplace(std::string(Index::kUniqueOption), "true");
-  std::vector<std::string> names;
-  for (const std::string& f : fields) names.push_back(f == "version()" ? "version" : f);
-  builder.addIndex(type, Index(fmt::format("{}${}", type, fmt::join(names, "-")), fieldsKey(fields),
-                               indexType, std::move(indexOptions)));
+  const IndexSpec spec = parseIndexSpec(unique ? "--unique-index" : "--index", text);
+  builder.addIndex(spec.recordType, indexFromSpec(spec, unique));
 }
 
 // A record type's primary key from TYPE:FIELD[,FIELD...], in place of the .proto's
@@ -372,10 +355,14 @@ void addSchemaOptions(CLI::App* command, CreateOptions& options) {
   command->add_option("--primary-key", options.primaryKeys,
                       "A record type's primary key TYPE:FIELD[,FIELD...], for a schema whose "
                       ".proto does not mark it (repeatable; kept in the metadata)");
-  command->add_option("--index", options.indexes,
-                      "Add a VALUE index TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...], "
-                      "or an index of another type INDEXTYPE:TYPE:FIELD[,FIELD...], e.g. "
-                      "version:Order:customer,version() (repeatable)");
+  command->add_option(
+      "--index", options.indexes,
+      "Add an index [INDEXTYPE:]TYPE:FIELD[,FIELD...] keyed by the fields in "
+      "order (version() is the record's version): a value index TYPE$FIELD[-FIELD...] by "
+      "default; version: a VERSION index of the same name; count:, sum:, min_ever:, "
+      "max_ever:, ... an aggregate named TYPE$FIELD[-FIELD...]$INDEXTYPE (count groups by "
+      "every field; the others aggregate the last field, grouped by those before it) "
+      "(repeatable)");
   command->add_option("--unique-index", options.uniqueIndexes,
                       "Add a unique VALUE index, as --index (repeatable)");
   command->add_option("--version", options.version,

@@ -171,6 +171,52 @@ TEST_F(RlStore, CreateWithMetadataOptions) {
   EXPECT_EQ(scanAll(), "{\"id\":\"1\",\"price\":\"5\",\"customer\":\"a\"}\n");
 }
 
+TEST_F(RlStore, AggregateIndexesFromTheCommandLine) {
+  ok({"store", "create"}, {"--proto", file("orders.proto"), "--index", "count:Order:customer",
+                           "--index", "sum:Order:customer,price", "--index", "max_ever:Order:price",
+                           "--index", "count:Order:id", "--index", "Order:customer"});
+  const std::string info = ok({"store", "info"});
+  for (const char* key :
+       {"grouping(field(customer), 0)", "grouping(concat(field(customer), field(price)), 1)",
+        "grouping(field(price), 1)", "grouping(field(id), 0)"}) {
+    EXPECT_NE(info.find(key), std::string::npos) << key << "\n" << info;
+  }
+  load(
+      "{\"id\": 1, \"customer\": \"alice\", \"price\": 5}\n"
+      "{\"id\": 2, \"customer\": \"alice\", \"price\": 7}\n"
+      "{\"id\": 3, \"customer\": \"bob\", \"price\": 30}\n");
+  EXPECT_EQ(ok({"index", "get"}, {"Order$customer$count", "alice"}), "2\n");
+  EXPECT_EQ(ok({"index", "get"}, {"Order$customer$count", "\"bob\""}), "1\n");
+  EXPECT_EQ(ok({"index", "get"}, {"Order$customer$count"}), "3\n");  // every group
+  EXPECT_EQ(ok({"index", "get"}, {"Order$customer$count", "carol"}), "0\n");
+  EXPECT_EQ(ok({"index", "get"}, {"Order$customer-price$sum", "alice"}), "12\n");
+  EXPECT_EQ(ok({"index", "get"}, {"Order$price$max_ever"}), "30\n");
+  EXPECT_EQ(ok({"index", "get"}, {"Order$id$count", "2"}), "1\n");  // 2 is an integer
+  const nlohmann::json json =
+      nlohmann::json::parse(ok({"index", "get"}, {"Order$customer-price$sum", "bob", "--json"}));
+  EXPECT_EQ(json["index"], "Order$customer-price$sum");
+  EXPECT_EQ(json["type"], "sum");
+  EXPECT_EQ(json["group"], "(\"bob\",)");
+  EXPECT_EQ(json["value"], 30);
+  // A delete takes the record out of its group.
+  ok({"delete"}, {"1"});
+  EXPECT_EQ(ok({"index", "get"}, {"Order$customer$count", "alice"}), "1\n");
+  EXPECT_EQ(ok({"index", "get"}, {"Order$customer-price$sum", "alice"}), "7\n");
+  EXPECT_NE(ok({"check"}).find("Indexes checked: Order$customer, Order$customer$count, "
+                               "Order$customer-price$sum"),
+            std::string::npos);
+  expectError({"index", "get"}, {"Order$customer"},
+              "no readable index can evaluate aggregate function value(field(customer)) over "
+              "record types Order");
+  expectError({"index", "get"}, {"Order$price$max_ever", "5"},
+              "index Order$price$max_ever has 0 group columns (grouping(field(price), 1)); 1 "
+              "value given");
+  expectError({"index", "get"}, {"Order$nosuch"},
+              "no index Order$nosuch (the store's indexes: Order$customer, "
+              "Order$customer$count, Order$customer-price$sum, Order$id$count, Order$price, "
+              "Order$price$max_ever)");
+}
+
 TEST_F(RlStore, CreateAndOpenTakeTheSameSchemaOptions) {
   auto options = [](const std::string& command) {
     RunResult r = runRl({"store", command, "--help"});
@@ -196,7 +242,13 @@ TEST_F(RlStore, CreateAndOpenTakeTheSameSchemaOptions) {
 TEST_F(RlStore, BadMetadataOptions) {
   const std::string proto = file("orders.proto");
   expectError({"store", "create"}, {"--proto", proto, "--index", "Order"},
-              "--index Order: an index is TYPE:FIELD[,FIELD...], e.g. Order:customer");
+              "--index Order: an index is [TYPE:]RecordType:field[,field...], e.g. "
+              "Order:customer or count:Order:customer");
+  expectError({"store", "create"}, {"--proto", proto, "--unique-index", "sum:Order:customer,price"},
+              "--unique-index sum:Order:customer,price: only a value index can be unique");
+  expectError({"store", "create"}, {"--proto", proto, "--index", "count:Order:price,nosuch"},
+              "index Order$price-nosuch$count on record type Order: message shop.Order has no "
+              "field named nosuch");
   expectError({"store", "create"}, {"--proto", proto, "--index", "Order:nosuch"},
               "index Order$nosuch on record type Order: message shop.Order has no field named "
               "nosuch");

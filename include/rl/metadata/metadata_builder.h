@@ -107,6 +107,10 @@ class RecordMetaDataBuilder {
   void setSplitLongRecords(bool split);
   void setStoreRecordVersions(bool store);
   void setVersion(int version) { version_ = version; }
+  // The key whose values the store counts records by at P+(4, value...) (the Java Record
+  // Layer's deprecated record count key; EmptyKeyExpression: one count of every record);
+  // nullopt: none.
+  void setRecordCountKey(std::optional<KeyExpression> key) { recordCountKey_ = std::move(key); }
   int version() const { return version_; }
 
   // Makes this metadata a successor of `previous` that MetaDataEvolutionValidator accepts

@@ -99,8 +99,11 @@ class RecordQueryIndexPlan : public RecordQueryPlan {
  public:
   RecordQueryIndexPlan(std::string indexName, ScanComparisons comparisons, bool reverse,
                        IndexFetchMethod fetchMethod = IndexFetchMethod::kScanAndFetch,
-                       size_t pipelineSize = 10);
+                       size_t pipelineSize = 10, bool byGroup = false);
   const std::string& indexName() const { return indexName_; }
+  // Whether the index is scanned BY_GROUP (an aggregate index, under a covering plan):
+  // "Index(Order$customer$count [[alice],[alice]] BY_GROUP)".
+  bool byGroup() const { return byGroup_; }
   const ScanComparisons& comparisons() const { return comparisons_; }
   bool isReverse() const override { return reverse_; }
   IndexFetchMethod fetchMethod() const { return fetchMethod_; }
@@ -116,6 +119,7 @@ class RecordQueryIndexPlan : public RecordQueryPlan {
   bool reverse_;
   IndexFetchMethod fetchMethod_;
   size_t pipelineSize_;
+  bool byGroup_;
 };
 
 // The records whose primary keys fall in a range, in primary-key order: "Scan(<,>)",
@@ -177,7 +181,9 @@ struct CoveringField {
 };
 
 // Partial records built from an index's entries alone, without loading the records:
-// "Covering(Index(Order$price [[10],>) -> [price: KEY[0], id: KEY[1]])".
+// "Covering(Index(Order$price [[10],>) -> [price: KEY[0], id: KEY[1]])". Over an aggregate
+// index scanned BY_GROUP, one record a group, holding the group's fields; its indexEntry's
+// value is the group's aggregate decoded ((n) for counts and sums).
 class RecordQueryCoveringIndexPlan : public RecordQueryPlan {
  public:
   RecordQueryCoveringIndexPlan(std::shared_ptr<const RecordQueryIndexPlan> indexPlan,

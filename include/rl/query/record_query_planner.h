@@ -84,6 +84,16 @@ class RecordQueryPlanner {
   // The plan for `query`. Throws InvalidQueryException, UnplannableQueryException.
   RecordQueryPlanPtr plan(const RecordQuery& query) const;
 
+  // `query` answered from the aggregate index `indexName`'s groups alone (the Java Record
+  // Layer's planCoveringAggregateIndex; docs/query.md, "Aggregate indexes"): one partial record
+  // a group, holding the group's fields, with the group's aggregate as its index entry's value.
+  // The query must be on the index's one record type, its filter compare only group fields
+  // (equalities on leading ones, then a range on the next), its sort follow the group fields
+  // after the equalities, and its required results be group fields. Null when not, or when
+  // the index is not a readable aggregate index; InvalidQueryException as plan() throws it.
+  std::shared_ptr<const RecordQueryCoveringIndexPlan> planCoveringAggregateIndex(
+      const RecordQuery& query, std::string_view indexName) const;
+
  private:
   RecordMetaData metaData_;
   IndexStates indexStates_;

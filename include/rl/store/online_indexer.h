@@ -21,7 +21,11 @@
 // Resumable: a build that stopped (a crash, an error, a process killed) is taken up by the
 // next OnlineIndexer from the range set's end. A WRITE_ONLY index without a range set (or with
 // one this indexer did not write) is built from the first record; indexing a record twice
-// writes the same entries, so that is always safe for VALUE indexes.
+// writes the same entries, so that is always safe for VALUE indexes. An index that counts
+// (count, count_updates, count_not_null, sum: not idempotent) is instead cleared and built
+// from nothing in that case; while it is WRITE_ONLY, saves update it only for records in the
+// range already built (the range set read with a conflict range), so no record is counted
+// twice, as the Java Record Layer's indexer and saves arrange it.
 //
 // Concurrency: saves in other transactions keep a WRITE_ONLY index up to date, and a step
 // reads its records and the range set with conflict ranges, so a save to a record the step

@@ -45,6 +45,7 @@
 #include "rl/cursor/cursor.h"
 #include "rl/cursor/execute_properties.h"
 #include "rl/cursor/tuple_range.h"
+#include "rl/index/index_aggregate_function.h"
 #include "rl/index/index_fetch_method.h"
 #include "rl/index/raw_index_entry.h"
 #include "rl/metadata/metadata.h"
@@ -69,6 +70,8 @@ using DataStoreInfo = ::com::apple::foundationdb::record::DataStoreInfo;
 
 // --- Format versions (docs/format.md, "Format versions") ---
 inline constexpr int kInfoAddedFormatVersion = 1;
+inline constexpr int kRecordCountFormatVersion = 2;     // counts by the record count key
+inline constexpr int kRecordCountKeyFormatVersion = 3;  // the header remembers that key
 inline constexpr int kSaveUnsplitWithSuffixFormatVersion = 5;
 inline constexpr int kSaveVersionWithRecordFormatVersion = 6;
 inline constexpr int kCacheableStateFormatVersion = 7;
@@ -377,6 +380,25 @@ class RecordStore {
   CursorPtr<QueriedRecord> executeQuery(const RecordQueryPlan& plan, const Bindings& bindings,
                                         const std::optional<fdb::Bytes>& continuation,
                                         const ExecuteProperties& properties);
+
+  // --- Aggregates (docs/indexes.md, "Aggregate functions") ---
+  // `function` over the records of `recordTypeNames` (empty: every record type) in the
+  // group `group` (a prefix of the operand's group columns; empty: every group), answered
+  // from a READABLE index covering exactly those types that can evaluate it (the one with
+  // the fewest columns). count, count_updates, count_not_null and sum give (n), 0 when no
+  // record counts; min_ever, max_ever and max_ever_version give the value, or the empty
+  // tuple when there is none. RecordCoreArgumentException naming the function, its operand
+  // and the types when no readable index matches.
+  fdb::Tuple evaluateAggregateFunction(const std::vector<std::string>& recordTypeNames,
+                                       const IndexAggregateFunction& function,
+                                       const fdb::Tuple& group,
+                                       IsolationLevel isolation = IsolationLevel::kSerializable);
+  // The number of records, read at snapshot (no conflict): from the record counts
+  // (docs/format.md, "Record counts") when the metadata has a record count key the key is a
+  // prefix of, else from a readable COUNT index grouped by `key` (evaluateAggregateFunction's
+  // error when there is none). `value`: the key's values (as many as its columns).
+  int64_t snapshotRecordCount();
+  int64_t snapshotRecordCount(const KeyExpression& key, const fdb::Tuple& value);
 
   // --- Index states ---
   IndexState indexState(std::string_view indexName) const;

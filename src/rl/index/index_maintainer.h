@@ -29,6 +29,7 @@
 #include "rl/cursor/cursor.h"
 #include "rl/cursor/execute_properties.h"
 #include "rl/cursor/tuple_range.h"
+#include "rl/index/index_aggregate_function.h"
 #include "rl/index/index_fetch.h"
 #include "rl/index/index_fetch_method.h"
 #include "rl/metadata/index.h"
@@ -66,13 +67,6 @@ struct EvaluatedIndexEntry {
 enum class IndexScanType { kByValue, kByGroup, kByRank, kByTimeWindow };
 std::string_view indexScanTypeName(IndexScanType type);  // "BY_VALUE", ...
 
-// An aggregate over an index's entries (the Java Record Layer's IndexAggregateFunction): its
-// name ("count", "sum", "min_ever", ...) and what it aggregates.
-struct IndexAggregateFunction {
-  std::string name;
-  KeyExpression operand;
-};
-
 class IndexMaintainer {
  public:
   IndexMaintainer(RecordStore::State& store, const StoreIndex& index)
@@ -92,6 +86,11 @@ class IndexMaintainer {
   // type; the store calls this only for indexes that are not DISABLED.
   virtual void update(const fdb::Tuple& primaryKey, const IndexedRecord& before,
                       const IndexedRecord& after) = 0;
+
+  // Whether indexing a record twice leaves the index as indexing it once (VALUE, the _ever
+  // aggregates) or not (count, sum): a WRITE_ONLY index that is not idempotent is updated by
+  // saves only for records in the range an online build has covered (docs/indexes.md).
+  virtual bool isIdempotent() const { return true; }
 
   // The index's entries over `range`, scanned as `type` says. The store has checked that the
   // index is scannable. RecordCoreArgumentException for a scan type the index does not

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <mutex>
 
+#include "rl/index/aggregate_index.h"
 #include "rl/index/value_index.h"
 #include "rl/index/version_index.h"
 #include "rl/metadata/metadata_exception.h"
@@ -13,6 +14,7 @@ namespace rl {
 IndexMaintainerRegistry::IndexMaintainerRegistry() {
   add(valueIndexMaintainerFactory());
   add(versionIndexMaintainerFactory());
+  for (std::string_view type : aggregateIndexTypes()) add(aggregateIndexMaintainerFactory(type));
 }
 
 IndexMaintainerRegistry& IndexMaintainerRegistry::instance() {

@@ -133,11 +133,14 @@ CursorPtr<QueriedRecord> RecordQueryCoveringIndexPlan::execute(
     return query::emptyCursor();
   }
   const RecordType& type = state.metaData.recordType(recordType_);
-  CursorPtr<IndexEntry> entries = state.maintainer(storeIndex)
-                                      .scan(IndexScanType::kByValue, range, continuation,
-                                            ScanProperties(properties, indexPlan_->isReverse()));
+  const bool byGroup = indexPlan_->byGroup();
+  CursorPtr<IndexEntry> entries =
+      state.maintainer(storeIndex)
+          .scan(byGroup ? IndexScanType::kByGroup : IndexScanType::kByValue, range, continuation,
+                ScanProperties(properties, indexPlan_->isReverse()));
   return map(std::move(entries), [state = execution.store, type = &type, self = shared_from_this(),
-                                  arenas = store::RecordArenas()](IndexEntry&& entry) mutable {
+                                  arenas = store::RecordArenas(), byGroup,
+                                  prefix = storeIndex.subspacePrefix](IndexEntry&& entry) mutable {
     const auto& plan = static_cast<const RecordQueryCoveringIndexPlan&>(*self);
     std::shared_ptr<Message> message =
         arenas.newMessage(store::prototypeOf(*state->messageFactory, *type));
@@ -148,6 +151,11 @@ CursorPtr<QueriedRecord> RecordQueryCoveringIndexPlan::execute(
       if (!value.isNull()) setField(*message, field.path, 0, value);
     }
     QueriedRecord row;
+    if (byGroup) {
+      // The group's key as stored, its aggregate decoded into a tuple.
+      row.indexEntry = RawIndexEntry::copyOf(prefix + entry.key.pack(), entry.value.pack(),
+                                             prefix.size(), nullptr);
+    }
     row.primaryKey = std::move(entry.primaryKey);
     row.recordType = type;
     row.record = std::move(message);

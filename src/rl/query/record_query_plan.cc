@@ -84,19 +84,21 @@ bool RecordQueryPlan::hasFullRecordScan() const { return anyFullScan(*this); }
 
 RecordQueryIndexPlan::RecordQueryIndexPlan(std::string indexName, ScanComparisons comparisons,
                                            bool reverse, IndexFetchMethod fetchMethod,
-                                           size_t pipelineSize)
+                                           size_t pipelineSize, bool byGroup)
     : RecordQueryPlan(Kind::kIndex),
       indexName_(std::move(indexName)),
       comparisons_(std::move(comparisons)),
       reverse_(reverse),
       fetchMethod_(fetchMethod),
-      pipelineSize_(pipelineSize) {}
+      pipelineSize_(pipelineSize),
+      byGroup_(byGroup) {}
 
 void RecordQueryIndexPlan::appendExplain(std::string& out) const {
   out += "Index(";
   out += indexName_;
   out += ' ';
   out += comparisons_.toString();
+  if (byGroup_) out += " BY_GROUP";
   if (reverse_) out += " REVERSE";
   out += ')';
 }

@@ -98,6 +98,10 @@ bool OnlineIndexer::step(RecordContext& context, IndexBuildReport& report) {
           ranges[0].key == rangeSet.pack(fdb::Tuple{fdb::ByteString{kRangeSetStart}})) {
         start = ranges[0].value;
         if (firstStep) report.resumed = true;
+      } else if (!state.maintainer(storeIndex).isIdempotent()) {
+        // An index that counts cannot index a record twice: start again from nothing,
+        // with no range built, so saves leave it alone until the build passes them.
+        store::clearIndexData(state, index);
       }
       break;
     }

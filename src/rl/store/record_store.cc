@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "fdb/error.h"
+#include "rl/index/aggregate_index.h"
 #include "rl/index/index_fetch.h"
 #include "rl/metadata/metadata_exception.h"
 #include "rl/store/keyspace.h"
@@ -168,7 +169,8 @@ StoredRecord RecordStore::saveRecord(const google::protobuf::Message& record, Sa
   // The record it replaces: needed to check the save mode and to update indexes.
   const bool maintainsIndexes = hasMaintainedIndex(state);
   std::optional<RawRecord> old;
-  const bool readOld = mode != SaveMode::kInsertOrUpdate || maintainsIndexes;
+  const bool counts = state.metaData.recordCountKey().has_value();
+  const bool readOld = mode != SaveMode::kInsertOrUpdate || maintainsIndexes || counts;
   if (readOld) old = loadRaw(state, saved.primaryKey);
   std::unique_ptr<google::protobuf::Message> oldMessage;
   const RecordType* oldType = nullptr;
@@ -231,6 +233,7 @@ StoredRecord RecordStore::saveRecord(const google::protobuf::Message& record, Sa
   state.counters.keysWritten += sizes.keyCount;
   state.counters.bytesWritten += sizes.keySize + sizes.valueSize;
 
+  if (counts && !old) store::addRecordCount(state, record, *type, 1);
   if (maintainsIndexes) {
     store::updateIndexes(
         state, saved.primaryKey,
@@ -301,12 +304,16 @@ bool RecordStore::deleteRecord(const fdb::Tuple& primaryKey) {
   checkRecordUpdatesAllowed(state);
   std::optional<RawRecord> old = loadRaw(state, primaryKey);
   if (!old) return false;
-  if (hasMaintainedIndex(state)) {
+  const bool maintainsIndexes = hasMaintainedIndex(state);
+  if (maintainsIndexes || state.metaData.recordCountKey()) {
     const RecordType* oldType = nullptr;
     std::unique_ptr<google::protobuf::Message> oldMessage =
         store::deserializeRecord(state, old->rawRecord, oldType);
-    store::updateIndexes(state, primaryKey, IndexedRecord{oldMessage.get(), oldType, old->version},
-                         IndexedRecord{});
+    store::addRecordCount(state, *oldMessage, *oldType, -1);
+    if (maintainsIndexes) {
+      store::updateIndexes(state, primaryKey,
+                           IndexedRecord{oldMessage.get(), oldType, old->version}, IndexedRecord{});
+    }
   }
   SplitSaveOptions split = state.splitSaveOptions();
   split.clearBasedOnPreviousSizeInfo = true;
@@ -349,7 +356,31 @@ void RecordStore::deleteRecordsWhere(const fdb::Tuple& prefix) {
     }
     clearable.push_back(&storeIndex);
   }
+  const std::optional<KeyExpression>& countKey = state.metaData.recordCountKey();
+  const bool clearCounts = countKey && state.header.record_count_state() != DataStoreInfo::DISABLED;
+  if (clearCounts) {
+    // The counts of the records under the prefix: those whose count key starts with it.
+    const std::vector<KeyExpression> countColumns = keyColumns(*countKey);
+    for (const auto& [name, type] : state.metaData.recordTypes()) {
+      const std::vector<KeyExpression> keyColumns = type.primaryKey().normalizeKeyForPositions();
+      bool matches = countColumns.size() >= prefix.size() && keyColumns.size() >= prefix.size();
+      for (size_t i = 0; matches && i < prefix.size(); ++i) {
+        matches = countColumns[i].matchesColumn(keyColumns[i]);
+      }
+      if (!matches) {
+        throw DeleteRecordsWhereException(fmt::format(
+            "deleteRecordsWhere({}): the record count key {} does not start with the primary "
+            "key's first {} column(s) of {}",
+            describeKey(prefix), countKey->toString(), prefix.size(), name));
+      }
+    }
+  }
   state.context->clearRange(state.recordsSubspace.range(prefix));
+  if (clearCounts) {
+    const fdb::Bytes counted =
+        state.subspace().pack(fdb::Tuple{keyspace::kRecordCount}) + prefix.pack();
+    state.context->clearRange(fdb::KeyRange{counted, counted + '\xff'});
+  }
   state.context->clearRange(fdb::KeyRange{state.recordsSubspace.pack(prefix),
                                           state.recordsSubspace.pack(prefix) + '\x00'});
   if (state.oldVersionFormat()) {

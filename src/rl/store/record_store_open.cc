@@ -124,6 +124,8 @@ void removeFormerIndex(RecordStore::State& state, const FormerIndex& former) {
         keyspace::kIndexRange, keyspace::kIndexUniquenessViolations}) {
     state.context->clearRange(state.subspace().range(fdb::Tuple{space, former.subspaceKey}));
   }
+  // An ungrouped aggregate index's value sits at P+(2, sk) itself.
+  state.context->clear(state.subspace().pack(fdb::Tuple{keyspace::kIndex, former.subspaceKey}));
   if (former.formerName) {
     state.context->clear(
         state.subspace().pack(fdb::Tuple{keyspace::kIndexState, *former.formerName}));
@@ -159,7 +161,11 @@ void store::writeIndexState(RecordStore::State& state, StoreIndex& storeIndex,
 }
 
 void store::clearIndexData(RecordStore::State& state, const Index& index) {
-  for (int64_t space : {keyspace::kIndex, keyspace::kIndexSecondarySpace, keyspace::kIndexRange,
+  // From P+(2, sk) itself: an ungrouped aggregate index keeps its value there.
+  const fdb::Bytes entries =
+      state.subspace().pack(fdb::Tuple{keyspace::kIndex, index.subspaceKey()});
+  state.context->clearRange(fdb::KeyRange{entries, entries + '\xff'});
+  for (int64_t space : {keyspace::kIndexSecondarySpace, keyspace::kIndexRange,
                         keyspace::kIndexUniquenessViolations, keyspace::kIndexBuild}) {
     state.context->clearRange(state.subspace().range(fdb::Tuple{space, index.subspaceKey()}));
   }
@@ -237,6 +243,8 @@ void checkVersion(RecordStore::State& state, const DataStoreInfo& stored) {
       }
     }
   }
+  // The record counts, when the key counted by changed.
+  if (checkRecordCountKey(state, info, oldFormatVersion)) dirty = true;
   if (metaDataVersionChanged) {
     // 5. Metadata changes: versions no longer stored, former indexes.
     const bool oldVersionLayout =
@@ -504,6 +512,16 @@ IndexState RecordStore::indexState(std::string_view indexName) const {
 bool RecordStore::markIndexWriteOnly(std::string_view indexName) {
   StoreIndex& storeIndex = state_->storeIndex(indexName);
   if (storeIndex.state == IndexState::kWriteOnly) return false;
+  if (storeIndex.state == IndexState::kReadable) {
+    // As the Java Record Layer does: a built index keeps a record of being built (the whole
+    // range), so an index that counts goes on being maintained by every save.
+    const fdb::Subspace rangeSet = builtRangeSet(*state_, *storeIndex.index);
+    fdb::Transaction& tr = state_->context->transaction();
+    if (tr.getRangeAll(rangeSet.range(), 1).empty()) {
+      tr.set(rangeSet.pack(fdb::Tuple{fdb::ByteString{fdb::Bytes(1, '\x00')}}),
+             fdb::Bytes(1, '\xff'));
+    }
+  }
   writeIndexState(*state_, storeIndex, IndexState::kWriteOnly);
   return true;
 }

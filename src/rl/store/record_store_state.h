@@ -154,9 +154,23 @@ bool markIndexReadable(RecordStore::State& state, StoreIndex& storeIndex);
 // record `primaryKey` from `before` to `after`, through its maintainer.
 void updateIndexes(RecordStore::State& state, const fdb::Tuple& primaryKey,
                    const IndexedRecord& before, const IndexedRecord& after);
+// The index's built-range set P+(6, sk) (Java's RangeSet: (begin) -> end, packed primary keys).
+fdb::Subspace builtRangeSet(const RecordStore::State& state, const Index& index);
+// Whether an online build of `index` has covered the record `primaryKey` (read with a
+// conflict range).
+bool builtRangeContains(RecordStore::State& state, const StoreIndex& index,
+                        const fdb::Tuple& primaryKey);
 // Indexes `record` in `index` as the save of a new record would (index builds); false when
 // the index does not cover its type.
 bool indexRecord(RecordStore::State& state, StoreIndex& index, const LoadedRecord& record);
+// Adds `delta` to the record count of `record`'s value of the record count key (none
+// without a key or with counts DISABLED).
+void addRecordCount(RecordStore::State& state, const google::protobuf::Message& record,
+                    const RecordType& type, int64_t delta);
+// At open: when the counted key changed (or appeared, or went), clears the counts, sets the
+// header's record_count_key (format 3 and later) in `info` and, for an existing store,
+// recounts every record. Returns whether the header changed.
+bool checkRecordCountKey(RecordStore::State& state, DataStoreInfo& info, int oldFormatVersion);
 // The uniqueness-violation subspace key P+(7, sk) packed.
 fdb::Bytes uniquenessViolationsPrefix(const RecordStore::State& state, const Index& index);
 // Clears the index, indexes every record, marks it readable (or leaves it WRITE_ONLY with

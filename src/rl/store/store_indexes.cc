@@ -32,11 +32,16 @@ void store::updateIndexes(RecordStore::State& state, const fdb::Tuple& primaryKe
   auto update = [&](size_t position) {
     StoreIndex& storeIndex = state.indexes[position];
     if (storeIndex.state == IndexState::kDisabled) return;
+    IndexMaintainer& maintainer = state.maintainer(storeIndex);
+    // An index that counts is maintained by saves only where an online build has been.
+    if (storeIndex.state == IndexState::kWriteOnly && !maintainer.isIdempotent() &&
+        !store::builtRangeContains(state, storeIndex, primaryKey)) {
+      return;
+    }
     const bool coversBefore = before.record != nullptr && state.covers(storeIndex, *before.type);
     const bool coversAfter = after.record != nullptr && state.covers(storeIndex, *after.type);
-    state.maintainer(storeIndex)
-        .update(primaryKey, coversBefore ? before : IndexedRecord{},
-                coversAfter ? after : IndexedRecord{});
+    maintainer.update(primaryKey, coversBefore ? before : IndexedRecord{},
+                      coversAfter ? after : IndexedRecord{});
   };
   if (first != nullptr) {
     for (size_t position : *first) update(position);
@@ -48,6 +53,26 @@ void store::updateIndexes(RecordStore::State& state, const fdb::Tuple& primaryKe
       }
     }
   }
+}
+
+fdb::Subspace store::builtRangeSet(const RecordStore::State& state, const Index& index) {
+  return state.subspace().subspace(fdb::Tuple{keyspace::kIndexRange, index.subspaceKey()});
+}
+
+bool store::builtRangeContains(RecordStore::State& state, const StoreIndex& index,
+                               const fdb::Tuple& primaryKey) {
+  const fdb::Subspace rangeSet = builtRangeSet(state, *index.index);
+  const fdb::Bytes key = primaryKey.pack();
+  // Read with a conflict range: an indexer step moving the range commits before or after.
+  for (const fdb::KeyValue& range : state.context->transaction().getRangeAll(rangeSet.range())) {
+    const fdb::Tuple begin = rangeSet.unpack(range.key);
+    if (begin.size() != 1 || begin[0].type() != fdb::TupleType::kBytes) continue;
+    if (std::string_view(begin.getBytes(0)) <= std::string_view(key) &&
+        std::string_view(key) < std::string_view(range.value)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 bool store::indexRecord(RecordStore::State& state, StoreIndex& index, const LoadedRecord& record) {
