@@ -173,25 +173,23 @@ def validate(data, scale="full", source="<plan>", base_dir="."):
     # The scale: blocks, repeats and selections override the campaign's.
     scales = data.get("scales", {})
     _check_keys(f"{source}: [scales]", scales, {s: dict for s in SCALES})
+    for name, table in scales.items():  # every scale's, whichever runs
+        _check_keys(f"{source}: [scales.{name}]", table, SCALE_KEYS)
+        if "gates" in table:
+            _check_keys(f"{source}: [scales.{name}.gates]", table["gates"], GATE_KEYS)
+        for key, known in (("arms", seen), ("cases", case_names)):
+            unknown = [x for x in table.get(key, []) if x not in known]
+            if unknown:
+                raise PlanError(f"{source}: [scales.{name}] {key} names unknown {key[:-1]}(s) "
+                                f"{', '.join(map(str, unknown))}")
     overrides = scales.get(scale, {})
-    _check_keys(f"{source}: [scales.{scale}]", overrides, SCALE_KEYS)
-    if "gates" in overrides:
-        _check_keys(f"{source}: [scales.{scale}.gates]", overrides["gates"], GATE_KEYS)
-        gates.update(overrides["gates"])
+    gates.update(overrides.get("gates", {}))
     for key in ("blocks", "repeats", "warmup", "resamples", "benchmark_args"):
         if key in overrides:
             campaign[key] = overrides[key]
     if "arms" in overrides:
-        unknown = [a for a in overrides["arms"] if a not in seen]
-        if unknown:
-            raise PlanError(f"{source}: [scales.{scale}] arms names unknown arm(s) "
-                            f"{', '.join(map(str, unknown))}")
         checked_arms = [a for a in checked_arms if a["name"] in overrides["arms"]]
     if "cases" in overrides:
-        unknown = [c for c in overrides["cases"] if c not in case_names]
-        if unknown:
-            raise PlanError(f"{source}: [scales.{scale}] cases names unknown case(s) "
-                            f"{', '.join(map(str, unknown))}")
         checked_cases = [c for c in checked_cases if c["name"] in overrides["cases"]]
 
     campaign.setdefault("seed", 1)
