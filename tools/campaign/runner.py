@@ -113,7 +113,8 @@ class Campaign:
     # ---- inputs ----------------------------------------------------------------------
 
     def resolve_arms(self):
-        build_root = os.path.join(self.out_dir, "builds")
+        # Shared by campaigns: a revision is built once (and ccache shares what it can).
+        build_root = os.path.join(self.repo_root, "build", "campaign-builds")
         for arm in self.arms.values():
             if "revision" in arm:
                 key = (arm["revision"], arm["target"], tuple(arm.get("cmake_args", [])))
