@@ -84,12 +84,15 @@ class BuildError(Exception):
 
 def build_revision(repo_root, revision, target, build_root, cmake_args=(), log=print):
     """Builds `target` of git `revision` of the repository in its own source and build
-    directories under `build_root` (ccache shared through CCACHE_BASEDIR); the binary's path."""
+    directories under `build_root` (ccache shared through CCACHE_BASEDIR); the binary's path
+    and the commit."""
     sha = _run(["git", "rev-parse", "--verify", f"{revision}^{{commit}}"], cwd=repo_root)
     if not sha:
         raise BuildError(f"git revision '{revision}' is not a commit of {repo_root}")
-    src = os.path.join(build_root, f"src-{sha[:12]}")
-    bld = os.path.join(build_root, f"build-{sha[:12]}")
+    # The build directory sits in the source tree as build/ does in a checkout, so that with
+    # CCACHE_BASEDIR the compiler sees the same relative paths and ccache hits its entries.
+    src = os.path.join(build_root, sha[:12])
+    bld = os.path.join(src, "build")
     if not os.path.isdir(src):
         os.makedirs(build_root, exist_ok=True)
         tmp = src + ".tmp"

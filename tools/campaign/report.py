@@ -52,6 +52,7 @@ def summary(campaign):
                  for name, arm in campaign.arms.items()},
         "cases": {name: case["benchmark"] for name, case in campaign.cases.items()},
         "orders": getattr(campaign, "orders", []),
+        "design": getattr(campaign, "balance", {}),
         "case_orders": getattr(campaign, "case_orders", []),
         "parity": campaign.parity,
         "exclusions": campaign.exclusions,
@@ -149,6 +150,12 @@ def markdown(s):
               f"{s['confidence']:.0%} intervals. Started {s['started']}, finished "
               f"{s['finished']}.", "",
               "Command:", "", "```sh", s["command"], "```", ""]
+    d = s.get("design") or {}
+    if d:
+        lines += [f"Williams design: {d['sequences']} arm orders (arms, the A/A control "
+                  f"included); {s['blocks']} blocks "
+                  + ("are a multiple of them: exactly balanced." if d["balanced"] else
+                     "are not a multiple of them: close to balanced, not exactly."), ""]
     metric = s["metric"]
     if s["analysis"]:
         lines += [f"## Ratios ({metric})", "",

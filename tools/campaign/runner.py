@@ -179,15 +179,24 @@ class Campaign:
         os.makedirs(self.out_dir, exist_ok=True)
         self.started = datetime.datetime.now(datetime.timezone.utc)
         self.env = environment.describe(self.repo_root)
-        self.resolve_arms()
         self.hashes = {"plan": environment.sha256_file(self.plan["source"])
                        if os.path.isfile(self.plan["source"]) else None,
-                       "binaries": {a: arm["sha256"] for a, arm in self.arms.items()},
                        "fixture": self.fixture_hashes()}
+        self.analysis = {}
         blocks = self.c["blocks"]
         arm_names = list(self.arms)
         self.orders = design.block_orders(arm_names, blocks, self.c["seed"])
         self.case_orders = design.case_orders(list(self.cases), blocks, self.c["seed"])
+        sequences = len(design.williams_sequences(len(arm_names)))
+        self.balance = {"sequences": sequences, "balanced": blocks % sequences == 0}
+        try:
+            self.resolve_arms()
+        except (CampaignError, environment.BuildError) as e:
+            self.status = "stopped: error"
+            self.stopped = str(e)
+            self.finished = datetime.datetime.now(datetime.timezone.utc)
+            return self
+        self.hashes["binaries"] = {a: arm["sha256"] for a, arm in self.arms.items()}
         parity_runs = 0 if self.c["parity"] == "off" else len(self.cases) * len(self.plan["arms"])
         progress = Progress(parity_runs + blocks * len(self.cases) * len(arm_names),
                             stream=self.progress_stream)

@@ -220,3 +220,23 @@ def test_command_line(tmp_path, capsys):
     r = subprocess.run([RUN, str(bad), "--out", str(tmp_path / "o2"), "--repo", str(tmp_path)],
                        capture_output=True, text=True)
     assert r.returncode == 3 and "different results" in r.stderr
+
+
+def test_an_arm_that_cannot_be_built_stops_with_the_reason(tmp_path):
+    text = plan_text(extra_case=False).replace(f'binary = "{FAKE}"\nvars = {{ arm = "B" }}',
+                                               'revision = "no-such-rev"\ntarget = "rlbench"\n'
+                                               'vars = { arm = "B" }')
+    assert "no-such-rev" in text
+    c, s, out, processes = run(tmp_path, text)
+    assert c.status == "stopped: error"
+    assert "git revision 'no-such-rev' is not a commit" in c.stopped
+    assert processes == [] and "stopped: error" in (out / "report.md").read_text()
+
+
+def test_the_report_says_whether_the_design_is_balanced(tmp_path):
+    _, s, out, _ = run(tmp_path, plan_text(blocks=6, extra_case=False))
+    assert s["design"] == {"sequences": 6, "balanced": True}
+    assert "exactly balanced" in (out / "report.md").read_text()
+    _, s, out, _ = run(tmp_path, plan_text(blocks=4, extra_case=False))
+    assert s["design"]["balanced"] is False
+    assert "not exactly" in (out / "report.md").read_text()
