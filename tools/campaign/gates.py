@@ -5,7 +5,8 @@
   `cpu_steal_max`;
 - memory: MemAvailable / MemTotal (/proc/meminfo) at least `mem_available_min`, and where the
   kernel reports pressure (/proc/pressure/memory) its "some avg10" at most
-  `mem_pressure_max` percent.
+  `mem_pressure_max` percent; and no process killed for want of memory (/proc/vmstat's
+  oom_kill) since the previous check.
 
 A failed gate is measured again up to `retries` times, `retry_wait` seconds apart; if it still
 fails the runner excludes the case whole and the report gives the reason.
@@ -23,6 +24,7 @@ class Gates:
         self.config = config
         self.read = read
         self.sleep = sleep
+        self.oom_kills = None  # /proc/vmstat's oom_kill at the previous reading
 
     def _cpu_sample(self):
         for line in self.read("/proc/stat").splitlines():
@@ -56,6 +58,15 @@ class Gates:
                     reading["mem_pressure"] = float(fields["avg10"])
         except OSError:
             pass  # no pressure stall information on this kernel
+        try:
+            for line in self.read("/proc/vmstat").splitlines():
+                if line.startswith("oom_kill "):
+                    kills = int(line.split()[1])
+                    if self.oom_kills is not None:
+                        reading["oom_kills"] = kills - self.oom_kills
+                    self.oom_kills = kills
+        except OSError:
+            pass
         return reading
 
     def failures(self, reading):
@@ -72,6 +83,9 @@ class Gates:
         if "mem_pressure" in reading and reading["mem_pressure"] > c["mem_pressure_max"]:
             out.append(f"memory pressure {reading['mem_pressure']:.1f}% > "
                        f"{c['mem_pressure_max']:.1f}%")
+        if reading.get("oom_kills", 0) > 0:
+            out.append(f"{reading['oom_kills']} process(es) killed out of memory since the "
+                       f"last run")
         return out
 
     def check(self):

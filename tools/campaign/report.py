@@ -155,7 +155,7 @@ def markdown(s):
         lines += [f"Williams design: {d['sequences']} arm orders (arms, the A/A control "
                   f"included); {s['blocks']} blocks "
                   + ("are a multiple of them: exactly balanced." if d["balanced"] else
-                     "are not a multiple of them: close to balanced, not exactly."), ""]
+                     "are not a multiple of them: not exactly balanced."), ""]
     metric = s["metric"]
     if s["analysis"]:
         lines += [f"## Ratios ({metric})", "",
@@ -217,8 +217,8 @@ def markdown(s):
               f"Before each run: CPU idle >= {g['cpu_idle_min']:.0%} and steal <= "
               f"{g['cpu_steal_max']:.0%} over {g['cpu_window']} s (/proc/stat); memory available"
               f" >= {g['mem_available_min']:.0%}, memory pressure (avg10) <= "
-              f"{g['mem_pressure_max']}%; up to {g['retries']} retries {g['retry_wait']} s "
-              f"apart, then the case is excluded.", ""]
+              f"{g['mem_pressure_max']}%, no OOM kill since the previous run; up to "
+              f"{g['retries']} retries {g['retry_wait']} s apart, then the case is excluded.", ""]
     return "\n".join(lines)
 
 

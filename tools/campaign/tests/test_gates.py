@@ -17,8 +17,9 @@ def stat_line(user, idle, steal=0):
 class FakeProc:
     """/proc files whose CPU counters advance by (busy, idle, steal) jiffies per sample."""
 
-    def __init__(self, steps, meminfo=MEMINFO, pressure=PRESSURE):
+    def __init__(self, steps, meminfo=MEMINFO, pressure=PRESSURE, oom_kills=None):
         self.steps = list(steps)
+        self.oom_kills = list(oom_kills or [])
         self.user = self.idle = self.steal = 0
         self.samples = 0
         self.meminfo, self.pressure = meminfo, pressure
@@ -37,6 +38,8 @@ class FakeProc:
             if self.pressure is None:
                 raise FileNotFoundError(path)
             return self.pressure
+        if path == "/proc/vmstat" and self.oom_kills:
+            return f"nr_free_pages 1\noom_kill {self.oom_kills.pop(0)}\n"
         raise FileNotFoundError(path)
 
 
@@ -85,3 +88,12 @@ def test_reads_this_machine():
     reading = Gates(dict(plans.DEFAULT_GATES, cpu_window=0.05)).measure()
     assert 0.0 <= reading["cpu_idle"] <= 1.0
     assert 0.0 < reading["mem_available"] <= 1.0
+
+
+def test_an_oom_kill_since_the_last_run_fails_the_gate():
+    g = gates(FakeProc([(5, 95, 0)], oom_kills=[3, 3, 4, 4]), retries=0)
+    assert g.check()[0]  # the first reading only sets the count
+    assert g.check()[0]  # no new kill
+    passed, tries, failures = g.check()
+    assert not passed and failures == ["1 process(es) killed out of memory since the last run"]
+    assert g.check()[0]  # and the next run's gate passes again
