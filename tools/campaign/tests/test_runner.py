@@ -5,7 +5,6 @@ import csv
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
