@@ -216,6 +216,9 @@ class Campaign:
         except CampaignError as e:
             self.status = "stopped: error"
             self.stopped = str(e)
+        except KeyboardInterrupt:  # the runs so far are still written out
+            self.status = "stopped: interrupted"
+            self.stopped = f"interrupted after {len(self.runs)} timed repetitions"
         progress.finish()
         self.finished = datetime.datetime.now(datetime.timezone.utc)
         self.analysis = self.analyse() if self.status == "complete" else {}

@@ -239,3 +239,17 @@ def test_the_report_says_whether_the_design_is_balanced(tmp_path):
     _, s, out, _ = run(tmp_path, plan_text(blocks=4, extra_case=False))
     assert s["design"]["balanced"] is False
     assert "not exactly" in (out / "report.md").read_text()
+
+
+def test_an_interruption_still_writes_the_runs_so_far(tmp_path):
+    class InterruptSecondCheck(QuietGates):
+        def check(self):
+            self.checks += 1
+            if self.checks == 2:
+                raise KeyboardInterrupt
+            return super().check()
+
+    c, s, out, _ = run(tmp_path, plan_text(extra_case=False), gates=InterruptSecondCheck())
+    assert c.status == "stopped: interrupted"
+    assert len(c.runs) == 3 and "after 3 timed repetitions" in c.stopped
+    assert len((out / "runs.csv").read_text().splitlines()) == 1 + 3
