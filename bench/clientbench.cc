@@ -33,6 +33,9 @@
 //
 // Counters per iteration (= per transaction): p50/p90/p99 latency (ns), process CPU (ns),
 // allocations and allocated bytes (malloc, calloc, realloc and operator new, all libraries).
+// Label: digest=<hex> (result_digest.h) of what the first transaction returned — the value or
+// rows read, the keys written and that the commit succeeded — the same on every arm. (It is
+// hashed inside that first timed iteration: at most microseconds once in a run of thousands.)
 #include <benchmark/benchmark.h>
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
@@ -66,6 +69,7 @@
 #include "fdb/tuple.h"
 #include "fdbc/client.h"
 #include "fdbc/library.h"
+#include "result_digest.h"
 
 namespace {
 
@@ -354,13 +358,33 @@ void measureEngine(benchmark::State& state, Workload w, fdb::Database& db) {
   fdb::RangeOptions rangeOptions;
   rangeOptions.mode = fdb::StreamingMode::kWantAll;
   bool ok = true;
+  rl::bench::ResultDigest digest;
+  rl::bench::ResultDigest* d = nullptr;  // the first transaction's: see the file comment
+  auto addValue = [&](const std::optional<fdb::Bytes>& v) {
+    if (d != nullptr) d->add(v ? std::string_view(*v) : std::string_view("(absent)"));
+  };
   auto attempt = [&](fdb::Transaction& tr, int k) {
     switch (w) {
-      case Workload::kGrv: benchmark::DoNotOptimize(tr.getReadVersion().get()); break;
+      case Workload::kGrv: {
+        const int64_t version = tr.getReadVersion().get();
+        benchmark::DoNotOptimize(version);
+        if (d != nullptr) d->add(version > 0 ? "version" : "no version");
+        break;
+      }
       case Workload::kGet100:
       case Workload::kGet1000:
-      case Workload::kGet10000: ok &= tr.get(key(k)).get().has_value(); break;
-      case Workload::kRead1000: ok &= tr.snapshot().get(key(k)).get().has_value(); break;
+      case Workload::kGet10000: {
+        const auto v = tr.get(key(k)).get();
+        ok &= v.has_value();
+        addValue(v);
+        break;
+      }
+      case Workload::kRead1000: {
+        const auto v = tr.snapshot().get(key(k)).get();
+        ok &= v.has_value();
+        addValue(v);
+        break;
+      }
       case Workload::kRange10:
       case Workload::kRange100: {
         int rows = w == Workload::kRange10 ? 10 : 100;
@@ -368,16 +392,28 @@ void measureEngine(benchmark::State& state, Workload w, fdb::Database& db) {
         fdb::RangeResult r =
             tr.getRange(fdb::KeyRange{key(first), key(first + rows)}, rangeOptions).get();
         ok &= static_cast<int>(r.rows.size()) == rows;
+        if (d != nullptr) {
+          for (const auto& row : r.rows) {
+            d->add(std::string_view(row.key));
+            d->add(std::string_view(row.value));
+          }
+        }
         break;
       }
       case Workload::kSet100:
         tr.set(key(k), value);
         tr.commit().get();
+        if (d != nullptr) {
+          d->add(key(k));
+          d->add("committed");
+        }
         break;
       case Workload::kRyw: {
         const std::string rywKey = key(k);
         tr.set(rywKey, value);
-        ok &= tr.get(rywKey).get().has_value();
+        const auto v = tr.get(rywKey).get();
+        ok &= v.has_value();
+        addValue(v);
         tr.cancel();
         break;
       }
@@ -385,12 +421,17 @@ void measureEngine(benchmark::State& state, Workload w, fdb::Database& db) {
       case Workload::kBatchSet50x1000:
         for (int j = 0; j < 50; ++j) tr.set(key((k + j) % kKeys), value);
         tr.commit().get();
+        if (d != nullptr) {
+          for (int j = 0; j < 50; ++j) d->add(key((k + j) % kKeys));
+          d->add("committed");
+        }
         break;
     }
   };
   int64_t retries = 0;
   measure(state, [&](int64_t i) {
     int k = static_cast<int>(i % kKeys);
+    d = i == 0 ? &digest : nullptr;
     fdb::Transaction tr = db.createTransaction();
     if constexpr (kOnCluster) {
       while (true) {
@@ -407,6 +448,7 @@ void measureEngine(benchmark::State& state, Workload w, fdb::Database& db) {
     }
   });
   if (!ok) state.SkipWithError("a read returned the wrong result");
+  digest.publish(state);
   const double n = static_cast<double>(std::max<int64_t>(1, state.iterations()));
   int64_t trips = db.roundTrips().total() - setupTrips.total();
   state.counters["round_trips"] = static_cast<double>(trips) / n;
@@ -474,7 +516,9 @@ void runC(benchmark::State& state, Workload w) {
     if constexpr (kOnCluster) clusterCDb = db;
   }
   bool ok = true;
-  fdb_error_t failure = 0;  // the first error that failed the arm
+  rl::bench::ResultDigest digest;
+  rl::bench::ResultDigest* d = nullptr;  // the first transaction's: see the file comment
+  fdb_error_t failure = 0;               // the first error that failed the arm
   int64_t retries = 0;
   // A future's error once it is ready (0 when it succeeded); without a cluster it must be
   // born ready.
@@ -523,6 +567,11 @@ void runC(benchmark::State& state, Workload w) {
     const uint8_t* bytes = nullptr;
     int length = 0;
     if (error == 0) ok &= c.fdb_future_get_value(f, &present, &bytes, &length) == 0 && present;
+    if (error == 0 && d != nullptr) {
+      d->add(present ? std::string_view(reinterpret_cast<const char*>(bytes),
+                                        static_cast<size_t>(length))
+                     : std::string_view("(absent)"));
+    }
     c.fdb_future_destroy(f);
     return error;
   };
@@ -549,6 +598,7 @@ void runC(benchmark::State& state, Workload w) {
   retries = 0;  // the measured transactions' only
   measure(state, [&](int64_t i) {
     int k = static_cast<int>(i % kKeys);
+    d = i == 0 ? &digest : nullptr;
     // Each workload builds its keys as the direct arm does (none for grv).
     transact([&](FDBTransaction* tr) -> fdb_error_t {
       switch (w) {
@@ -558,6 +608,7 @@ void runC(benchmark::State& state, Workload w) {
           int64_t version = 0;
           if (error == 0) ok &= c.fdb_future_get_int64(f, &version) == 0;
           benchmark::DoNotOptimize(version);
+          if (error == 0 && d != nullptr) d->add(version > 0 ? "version" : "no version");
           c.fdb_future_destroy(f);
           return error;
         }
@@ -583,6 +634,12 @@ void runC(benchmark::State& state, Workload w) {
           fdb_bool_t more = 0;
           if (error == 0) {
             ok &= c.fdb_future_get_keyvalue_array(f, &kvs, &count, &more) == 0 && count == rows;
+            for (int r = 0; d != nullptr && r < count; ++r) {
+              d->add(std::string_view(reinterpret_cast<const char*>(kvs[r].key),
+                                      static_cast<size_t>(kvs[r].key_length)));
+              d->add(std::string_view(reinterpret_cast<const char*>(kvs[r].value),
+                                      static_cast<size_t>(kvs[r].value_length)));
+            }
           }
           c.fdb_future_destroy(f);
           return error;
@@ -590,7 +647,12 @@ void runC(benchmark::State& state, Workload w) {
         case Workload::kSet100: {
           const std::string setKey = key(k);
           c.fdb_transaction_set(tr, u8(setKey), len(setKey), u8(value), len(value));
-          return commit(tr);
+          const fdb_error_t error = commit(tr);
+          if (error == 0 && d != nullptr) {
+            d->add(setKey);
+            d->add("committed");
+          }
+          return error;
         }
         case Workload::kRyw: {
           const std::string rywKey = key(k);
@@ -605,7 +667,10 @@ void runC(benchmark::State& state, Workload w) {
             std::string batchKey = key((k + j) % kKeys);
             c.fdb_transaction_set(tr, u8(batchKey), len(batchKey), u8(value), len(value));
           }
-          return commit(tr);
+          if (const fdb_error_t error = commit(tr); error != 0 || d == nullptr) return error;
+          for (int j = 0; j < 50; ++j) d->add(key((k + j) % kKeys));
+          d->add("committed");
+          return 0;
       }
       return 0;
     });
@@ -618,6 +683,8 @@ void runC(benchmark::State& state, Workload w) {
         ("a C call failed: " + std::to_string(failure) + " " + c.fdb_get_error(failure)).c_str());
   } else if (!ok) {
     state.SkipWithError("a C call failed or returned the wrong result");
+  } else {
+    digest.publish(state);
   }
 }
 
@@ -669,14 +736,17 @@ void runRocksDb(benchmark::State& state, Workload w, bool durable = false) {
   snapshotOptions.set_snapshot = true;
   const std::string value(valueSize(w), 'w');
   bool ok = true;
+  rl::bench::ResultDigest digest;
   measure(state, [&](int64_t i) {
     int k = static_cast<int>(i % kKeys);
+    rl::bench::ResultDigest* d = i == 0 ? &digest : nullptr;  // see the file comment
     std::string out;
     switch (w) {
       case Workload::kGrv: {  // begin a transaction and take a snapshot
         std::unique_ptr<rocksdb::Transaction> txn(
             db.BeginTransaction(writeOptions, snapshotOptions));
         benchmark::DoNotOptimize(txn->GetSnapshot());
+        if (d != nullptr) d->add(txn->GetSnapshot() != nullptr ? "version" : "no version");
         break;
       }
       case Workload::kGet100:
@@ -687,6 +757,7 @@ void runRocksDb(benchmark::State& state, Workload w, bool durable = false) {
         rocksdb::ReadOptions ro;
         ro.snapshot = txn->GetSnapshot();
         ok &= txn->GetForUpdate(ro, keyOf(k), &out).ok();
+        if (d != nullptr) d->add(out);
         break;
       }
       case Workload::kRead1000: {  // a snapshot read
@@ -695,6 +766,7 @@ void runRocksDb(benchmark::State& state, Workload w, bool durable = false) {
         ro.snapshot = snapshot;
         ok &= db.GetBaseDB()->Get(ro, keyOf(k), &out).ok();
         db.GetBaseDB()->ReleaseSnapshot(snapshot);
+        if (d != nullptr) d->add(out);
         break;
       }
       case Workload::kRange10:
@@ -710,6 +782,10 @@ void runRocksDb(benchmark::State& state, Workload w, bool durable = false) {
         int seen = 0;
         for (it->Seek(keyOf(first)); it->Valid() && it->key().ToString() < end; it->Next()) {
           benchmark::DoNotOptimize(it->value().data());
+          if (d != nullptr) {
+            d->add(it->key().ToStringView());
+            d->add(it->value().ToStringView());
+          }
           ++seen;
         }
         ok &= seen == rows;
@@ -719,7 +795,12 @@ void runRocksDb(benchmark::State& state, Workload w, bool durable = false) {
         std::unique_ptr<rocksdb::Transaction> txn(
             db.BeginTransaction(writeOptions, snapshotOptions));
         txn->Put(keyOf(k), value);
-        ok &= txn->Commit().ok();
+        const bool committed = txn->Commit().ok();
+        ok &= committed;
+        if (d != nullptr && committed) {
+          d->add(keyOf(k));
+          d->add("committed");
+        }
         break;
       }
       case Workload::kRyw: {  // put, read it back within the transaction, roll back
@@ -728,6 +809,7 @@ void runRocksDb(benchmark::State& state, Workload w, bool durable = false) {
         const std::string key = keyOf(k);
         txn->Put(key, value);
         ok &= txn->Get(rocksdb::ReadOptions(), key, &out).ok();
+        if (d != nullptr) d->add(out);
         txn->Rollback();
         break;
       }
@@ -736,12 +818,21 @@ void runRocksDb(benchmark::State& state, Workload w, bool durable = false) {
         std::unique_ptr<rocksdb::Transaction> txn(
             db.BeginTransaction(writeOptions, snapshotOptions));
         for (int j = 0; j < 50; ++j) txn->Put(keyOf((k + j) % kKeys), value);
-        ok &= txn->Commit().ok();
+        const bool committed = txn->Commit().ok();
+        ok &= committed;
+        if (d != nullptr && committed) {
+          for (int j = 0; j < 50; ++j) d->add(keyOf((k + j) % kKeys));
+          d->add("committed");
+        }
         break;
       }
     }
   });
-  if (!ok) state.SkipWithError("a RocksDB operation failed");
+  if (!ok) {
+    state.SkipWithError("a RocksDB operation failed");
+  } else {
+    digest.publish(state);
+  }
 }
 
 // ---- Group commit: 64 committers at once ---------------------------------------------

@@ -20,7 +20,10 @@
 // transaction's round-trip counters: USE_REMOTE_FETCH makes mapped-range reads and no other
 // reads after the open; SCAN_AND_FETCH makes no mapped reads, and range reads for the index
 // plus one per record. Counters: rl_bench_util.h (OpMeter), and `path_mapped` /
-// `path_ranges` (the instrumented run's reads after the open). Times are wall time.
+// `path_ranges` (the instrumented run's reads after the open). Times are wall time. Label:
+// digest=<hex> (result_digest.h) of the instrumented run's rows (index entries, fields,
+// payload checksums, keys per record, in order) and terminal reason: the same for both fetch
+// methods and both arms.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -129,11 +132,18 @@ void validate(const std::vector<FetchedRecord>& rows, NoNextReason reason, const
 
 // Runs the scan instrumented and asserts its path; the round trips after the open.
 fdb::RoundTrips assertPath(ArmFixture& fixture, const Store& store, const Scan& scan,
-                           IndexFetchMethod method, Size size) {
+                           IndexFetchMethod method, Size size, ResultDigest* digest = nullptr) {
   std::vector<FetchedRecord> rows;
   fdb::RoundTrips path;
   const NoNextReason reason = runScan(fixture, store, scan, method, rows, &path);
   validate(rows, reason, scan, store, size);
+  if (digest != nullptr) {
+    for (const FetchedRecord& row : rows) {
+      digest->add(std::string_view(row.entry.key().pack()));
+      addOrder(*digest, dynamic_cast<const Order&>(*row.record->record), row.record->size.keyCount);
+    }
+    digest->add(noNextReasonName(reason));
+  }
   const std::string method_name(indexFetchMethodName(method));
   if (method == IndexFetchMethod::kUseRemoteFetch) {
     check(path.mappedRangeReads > 0 && path.rangeReads == 0 && path.reads == 0,
@@ -169,9 +179,11 @@ void runIndexFetch(benchmark::State& state, Arm arm, Size size, Case c, bool rev
       rows.clear();
       state.ResumeTiming();
     }
-    const fdb::RoundTrips pathAfter = assertPath(fixture, store, scan, method, size);
+    ResultDigest digest;
+    const fdb::RoundTrips pathAfter = assertPath(fixture, store, scan, method, size, &digest);
     check(pathAfter == pathBefore, "the same path before and after the loop");
     meter.report(state);
+    digest.publish(state);
     state.counters["path_mapped"] = static_cast<double>(pathAfter.mappedRangeReads);
     state.counters["path_ranges"] = static_cast<double>(pathAfter.rangeReads);
   } catch (const std::exception& e) {

@@ -17,7 +17,9 @@
 // after the timed loop an instrumented run asserts the path with the round-trip counters:
 // USE_REMOTE_FETCH makes mapped-range reads and no other reads after the open; SCAN_AND_FETCH
 // no mapped reads, and one range read per returned record besides the index's — the skipped
-// entries' records are not loaded.
+// entries' records are not loaded. Label: digest=<hex> (result_digest.h) of the
+// instrumented run's rows (index entries, fields, payload checksums, keys per record, in
+// order) and terminal reason: the same for both fetch methods and both arms.
 //
 // targets/...: the targets, in the same run (`rl` arm):
 //   targets/plan/five_indexes           RecordQueryPlanner::plan of a two-predicate query
@@ -185,11 +187,19 @@ void validate(const std::vector<QueriedRecord>& rows, NoNextReason reason,
 
 // Runs the query instrumented and asserts its path; the round trips after the open.
 fdb::RoundTrips assertPath(ArmFixture& fixture, const Store& store, const RecordQueryPlan& plan,
-                           const QueryCase& c, IndexFetchMethod method) {
+                           const QueryCase& c, IndexFetchMethod method,
+                           ResultDigest* digest = nullptr) {
   std::vector<QueriedRecord> rows;
   fdb::RoundTrips path;
   const NoNextReason reason = runQuery(fixture, store, plan, c.skip, rows, &path);
   validate(rows, reason, c.ids, store);
+  if (digest != nullptr) {
+    for (const QueriedRecord& row : rows) {
+      if (row.indexEntry) digest->add(std::string_view(row.indexEntry->key().pack()));
+      addOrder(*digest, dynamic_cast<const Order&>(*row.record), row.size.keyCount);
+    }
+    digest->add(noNextReasonName(reason));
+  }
   const std::string counts = " (mapped " + std::to_string(path.mappedRangeReads) + ", ranges " +
                              std::to_string(path.rangeReads) + ", reads " +
                              std::to_string(path.reads) + ")";
@@ -229,9 +239,11 @@ void runPlanSkip(benchmark::State& state, Arm arm, Rows rows, bool reverse,
       found.clear();
       state.ResumeTiming();
     }
-    const fdb::RoundTrips pathAfter = assertPath(fixture, store, *plan, c, method);
+    ResultDigest digest;
+    const fdb::RoundTrips pathAfter = assertPath(fixture, store, *plan, c, method, &digest);
     check(pathAfter == pathBefore, "the same path before and after the loop");
     meter.report(state);
+    digest.publish(state);
     state.counters["rows"] = static_cast<double>(c.ids.size());
     state.counters["path_mapped"] = static_cast<double>(pathAfter.mappedRangeReads);
     state.counters["path_ranges"] = static_cast<double>(pathAfter.rangeReads);

@@ -34,7 +34,9 @@
 #include "alloc_counter.h"
 #include "bench_records.pb.h"
 #include "fdb/database.h"
+#include "fdb/tuple.h"
 #include "fdb/types.h"
+#include "result_digest.h"
 #include "rl/metadata/index.h"
 #include "rl/metadata/key_expression.h"
 #include "rl/metadata/metadata.h"
@@ -130,6 +132,17 @@ inline bool isOrder(const Order& order, int64_t id, size_t payloadSize, uint64_t
   return order.id() == id && order.price() == priceOf(id) && order.name() == nameOf(id) &&
          order.quantity() == quantityOf(id) && order.customer() == customerOf(id) &&
          order.payload().size() == payloadSize && checksum(order.payload()) == payloadSum;
+}
+
+// Adds an order's fields, its payload's checksum and the keys it occupies to `digest`.
+inline void addOrder(ResultDigest& digest, const Order& order, int keyCount) {
+  digest.add(order.id());
+  digest.add(order.price());
+  digest.add(order.name());
+  digest.add(order.quantity());
+  digest.add(order.customer());
+  digest.add(static_cast<int64_t>(checksum(order.payload())));
+  digest.add(static_cast<int64_t>(keyCount));
 }
 
 inline fdb::RoundTrips minus(const fdb::RoundTrips& a, const fdb::RoundTrips& b) {

@@ -29,7 +29,10 @@
 // result is validated with the timer stopped; a wrong result fails the benchmark.
 // Counters: rl_bench_util.h (OpMeter), plus `allocs_call`: the allocations of the record
 // layer call alone (loadRecord, or the scan's cursor and its draining), without the
-// transaction and the store's open. Times are wall time (UseRealTime).
+// transaction and the store's open. Times are wall time (UseRealTime). Label (not on the
+// engine-only baselines): digest=<hex> (result_digest.h) of the records read back — after the
+// 1,000 saves for a write benchmark; the seeded store and the first operation's rows for a
+// read benchmark — the same on both arms and on any revision that stores the same records.
 #include <benchmark/benchmark.h>
 
 #include <exception>
@@ -98,11 +101,11 @@ void check(bool ok, const std::string& what) {
 
 // Reads every record of the store back (100 per transaction) and checks IDs 0..count-1:
 // their fields, a payload of `payloadSize` bytes summing to payloadSum(id), and how many
-// keys each occupies.
+// keys each occupies. With `digest`, adds each record to it (result_digest.h).
 template <typename PayloadSum>
 void checkRecords(fdb::Database& db, const StoreLocation& location, const RecordMetaData& metaData,
                   int count, size_t payloadSize, PayloadSum payloadSum, int keysPerRecord,
-                  bool versions) {
+                  bool versions, ResultDigest* digest = nullptr) {
   int seen = 0;
   for (int start = 0; start < kRecords; start += 100) {
     runInContext(db, [&](RecordContext& context) {
@@ -120,6 +123,7 @@ void checkRecords(fdb::Database& db, const StoreLocation& location, const Record
                   " keys, not " + std::to_string(keysPerRecord));
         check(loaded.version.has_value() == versions && (!versions || loaded.version->isComplete()),
               "version of record " + std::to_string(seen));
+        if (digest != nullptr) addOrder(*digest, order, loaded.size.keyCount);
         ++seen;
       }
     });
@@ -181,6 +185,7 @@ struct ReadFixture {
   std::vector<uint64_t> payloadSums;  // by ID
   int keysPerRecord = 1;
   bool versions = false;
+  ResultDigest digest;  // of the records read back after seeding
 };
 
 Layout layoutOf(Fixture fixture) {
@@ -209,7 +214,7 @@ const ReadFixture& readFixture(Arm arm, Fixture fixture) {
   if (slot) return *slot;
   fdb::Database& db = databaseFor(arm);
   ReadFixture made{
-      locationOf(storeNameOf(fixture)), benchMetaData(layoutOf(fixture)), {}, 1, false};
+      locationOf(storeNameOf(fixture)), benchMetaData(layoutOf(fixture)), {}, 1, false, {}};
   made.versions = fixture == Fixture::kSplitVersioned;
   made.keysPerRecord = made.versions ? 2 : 1;
   clearStore(db, made.location, made.metaData);
@@ -225,7 +230,7 @@ const ReadFixture& readFixture(Arm arm, Fixture fixture) {
   checkRecords(
       db, made.location, made.metaData, kRecords, kSmallPayload,
       [&](int id) { return made.payloadSums[static_cast<size_t>(id)]; }, made.keysPerRecord,
-      made.versions);
+      made.versions, &made.digest);
   if (fixture == Fixture::kIndexed) checkPriceIndex(db, made.location, made.metaData, kRecords);
   slot = std::move(made);
   return *slot;
@@ -331,12 +336,14 @@ void runSave(benchmark::State& state, Arm arm, Save kind) {
     }
     // After the loop: the timer has stopped.
     const int keysPerRecord = kind == Save::kSplit ? 3 : layout.versions ? 2 : 1;
+    ResultDigest digest;
     checkRecords(
         db, location, metaData, id, payloadSize, [&](int) { return payloadSum; }, keysPerRecord,
-        layout.versions);
+        layout.versions, &digest);
     if (layout.priceIndex) checkPriceIndex(db, location, metaData, id);
     if (layout.versionIndex) checkVersionIndex(db, location, metaData, id);
     if (!aggregateOf(kind).empty()) checkAggregateIndex(db, location, metaData, kind, id);
+    digest.publish(state);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;
@@ -354,6 +361,7 @@ void runLoad(benchmark::State& state, Arm arm) {
     std::vector<std::optional<TypedRecord<Order>>> loaded(kRecords);
     AllocationCounts callAllocs;
     int64_t i = 0;
+    ResultDigest digest = fixture.digest;  // and the first record loaded
     // Checks loaded[0..upTo) with the timer stopped, then empties them.
     auto validate = [&](int upTo) {
       for (int id = 0; id < upTo; ++id) {
@@ -363,6 +371,7 @@ void runLoad(benchmark::State& state, Arm arm) {
         check(
             isOrder(slot->record, id, kSmallPayload, fixture.payloadSums[static_cast<size_t>(id)]),
             "fields of record " + std::to_string(id));
+        if (i <= kRecords && id == 0) addOrder(digest, slot->record, 1);
         slot.reset();
       }
     };
@@ -385,6 +394,7 @@ void runLoad(benchmark::State& state, Arm arm) {
     }
     validate(static_cast<int>(i % kRecords));
     meter.report(state);
+    digest.publish(state);
     state.counters["allocs_call"] =
         static_cast<double>(callAllocs.allocations) / static_cast<double>(std::max<int64_t>(i, 1));
   } catch (const std::exception& e) {
@@ -401,6 +411,7 @@ void runScanRecords(benchmark::State& state, Arm arm, Fixture which) {
     rows.reserve(kScanRows);
     AllocationCounts callAllocs;
     int64_t i = 0;
+    ResultDigest digest = fixture.digest;  // and the first scan's rows
     for (auto _ : state) {
       const int start = static_cast<int>((i * kScanRows) % kRecords);
       meter.begin();
@@ -430,11 +441,13 @@ void runScanRecords(benchmark::State& state, Arm arm, Fixture which) {
               "fields of record " + std::to_string(id));
         check(row.size.keyCount == fixture.keysPerRecord, "keys of record " + std::to_string(id));
         check(row.version.has_value() == fixture.versions, "version of " + std::to_string(id));
+        if (i == 1) addOrder(digest, order, row.size.keyCount);
       }
       rows.clear();
       state.ResumeTiming();
     }
     meter.report(state);
+    digest.publish(state);
     state.counters["allocs_call"] =
         static_cast<double>(callAllocs.allocations) / static_cast<double>(std::max<int64_t>(i, 1));
   } catch (const std::exception& e) {
@@ -451,6 +464,7 @@ void runScanIndexRecords(benchmark::State& state, Arm arm, size_t pipelineSize) 
     rows.reserve(kRecords);
     AllocationCounts callAllocs;
     int64_t i = 0;
+    ResultDigest digest = fixture.digest;  // and the first scan's rows
     for (auto _ : state) {
       meter.begin();
       const NoNextReason reason = runInContext(db, [&](RecordContext& context) {
@@ -477,11 +491,13 @@ void runScanIndexRecords(benchmark::State& state, Arm arm, size_t pipelineSize) 
         const auto& order = dynamic_cast<const Order&>(*row.record->record);
         check(isOrder(order, id, kSmallPayload, fixture.payloadSums[static_cast<size_t>(id)]),
               "fields of record " + std::to_string(id));
+        if (i == 1) addOrder(digest, order, row.record->size.keyCount);
       }
       rows.clear();
       state.ResumeTiming();
     }
     meter.report(state);
+    digest.publish(state);
     state.counters["allocs_call"] =
         static_cast<double>(callAllocs.allocations) / static_cast<double>(std::max<int64_t>(i, 1));
   } catch (const std::exception& e) {

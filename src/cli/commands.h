@@ -42,6 +42,9 @@ void addKeysCommand(CLI::App& app);
 // `rl backup` and `rl restore`: a record store, or the whole database, to a file and back.
 void addBackupCommands(CLI::App& app);
 
+// `rl bench campaign`: a benchmark campaign, run by tools/campaign/run (docs/campaigns/).
+void addBenchCommand(CLI::App& app);
+
 // `rl completion bash`: a completion script generated from `app`'s commands and options; add
 // it last, so that it sees every other command.
 void addCompletionCommand(CLI::App& app);

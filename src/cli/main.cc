@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   rl::cli::addBackupCommands(app);
   rl::cli::addKvCommand(app);
   rl::cli::addTupleCommand(app);
+  rl::cli::addBenchCommand(app);
   rl::cli::addCompletionCommand(app);  // last: it lists the commands above
 
   try {

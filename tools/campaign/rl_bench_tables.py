@@ -2,9 +2,9 @@
 """Markdown tables from the JSON output of rlbench, indexfetch and planskip
 (--benchmark_out=FILE).
 
-  bench/rl_bench_tables.py rlbench out.json      # one row per benchmark
-  bench/rl_bench_tables.py indexfetch out.json   # remote / scan-and-fetch per case and arm
-  bench/rl_bench_tables.py planskip out.json     # the skip cases, then the targets
+  tools/campaign/rl_bench_tables.py rlbench out.json      # one row per benchmark
+  tools/campaign/rl_bench_tables.py indexfetch out.json   # remote / scan-and-fetch per case and arm
+  tools/campaign/rl_bench_tables.py planskip out.json     # the skip cases, then the targets
 
 Time is the median over repetitions of real time per operation; counters are medians too.
 For indexfetch the ratio is the ratio of the two methods' medians, and `paired range` the
