@@ -45,13 +45,7 @@ void runBuild(const StoreArguments& args, const BuildOptions& options) {
   }
   fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadWrite);
   const RecordMetaData metaData = loadStoreMetaData(db, args);
-  if (!metaData.hasIndex(options.index)) {
-    std::vector<std::string> names;
-    for (const auto& index : metaData.allIndexes()) names.push_back(index->name());
-    throw std::invalid_argument(
-        fmt::format("no index {} (the store's indexes: {})", options.index,
-                    names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
-  }
+  storeIndex(metaData, options.index);
   const std::string store = fdb::formatTuple(storeTuple(args));
 
   OnlineIndexerOptions indexerOptions;

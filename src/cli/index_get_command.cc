@@ -42,14 +42,7 @@ void runGet(const StoreArguments& args, const GetOptions& options) {
   const StoreLocation location = storeLocation(args);
   fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadOnly);
   const RecordMetaData metaData = loadStoreMetaData(db, args);
-  if (!metaData.hasIndex(options.index)) {
-    std::vector<std::string> names;
-    for (const auto& index : metaData.allIndexes()) names.push_back(index->name());
-    throw std::invalid_argument(
-        fmt::format("no index {} (the store's indexes: {})", options.index,
-                    names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
-  }
-  const Index& index = metaData.index(options.index);
+  const Index& index = storeIndex(metaData, options.index);
   std::vector<std::string> types;
   for (const RecordType* type : metaData.recordTypesForIndex(index)) types.push_back(type->name());
   const KeyExpression& root = index.rootExpression();

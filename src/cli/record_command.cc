@@ -179,14 +179,8 @@ void runIndexScan(const StoreArguments& args, const IndexScanOptions& indexOptio
   checkScanOptions(options);
   fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadOnly);
   const RecordMetaData metaData = loadStoreMetaData(db, args);
-  if (!metaData.hasIndex(indexOptions.index)) {
-    std::vector<std::string> names;
-    for (const auto& index : metaData.allIndexes()) names.push_back(index->name());
-    throw std::invalid_argument(
-        fmt::format("no index {} (the store's indexes: {})", indexOptions.index,
-                    names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
-  }
-  if (indexOptions.since) range = sinceRange(metaData.index(indexOptions.index), indexOptions);
+  const Index& index = storeIndex(metaData, indexOptions.index);
+  if (indexOptions.since) range = sinceRange(index, indexOptions);
   try {
     printPaged(
         db, location, metaData, options,

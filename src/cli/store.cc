@@ -2,8 +2,11 @@
 
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <google/protobuf/message.h>
 #include <google/protobuf/util/json_util.h>
 
@@ -64,6 +67,17 @@ RecordMetaData loadStoreMetaData(fdb::Database& db, const StoreArguments& args) 
                     fdb::formatTuple(storeTuple(args)), fdb::formatTuple(metaDataTuple(args))));
   }
   return *metaData;
+}
+
+const Index& storeIndex(const RecordMetaData& metaData, const std::string& name) {
+  if (!metaData.hasIndex(name)) {
+    std::vector<std::string> names;
+    for (const auto& index : metaData.allIndexes()) names.push_back(index->name());
+    throw std::invalid_argument(
+        fmt::format("no index {} (the store's indexes: {})", name,
+                    names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
+  }
+  return metaData.index(name);
 }
 
 std::string recordToJson(const google::protobuf::Message& record) {

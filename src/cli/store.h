@@ -58,6 +58,9 @@ fdb::Database openStoreDatabase(const StoreArguments& args, DatabaseAccess acces
 // there is none ("no record store at ...: rl store create makes one").
 RecordMetaData loadStoreMetaData(fdb::Database& db, const StoreArguments& args);
 
+// The index named `name`; std::invalid_argument listing the store's indexes when there is none.
+const Index& storeIndex(const RecordMetaData& metaData, const std::string& name);
+
 // A record as one line of JSON (protobuf's JSON mapping, the .proto's field names).
 std::string recordToJson(const google::protobuf::Message& record);
 

@@ -122,9 +122,9 @@ std::optional<fdb::Bytes> mutationParam(AggregateKind kind, const Index& index,
   return std::nullopt;
 }
 
-// Drops the entries both sides have (a save that leaves a record's group and value alone
-// changes nothing).
-void removeCommonEntries(std::vector<EvaluatedIndexEntry>& before,
+// Drops the entries both sides have, pair by pair (a save that leaves a record's group and
+// value alone changes nothing; unlike a VALUE index's keys, a repeated entry counts again).
+void removePairedEntries(std::vector<EvaluatedIndexEntry>& before,
                          std::vector<EvaluatedIndexEntry>& after) {
   for (auto it = before.begin(); it != before.end();) {
     auto match = std::find(after.begin(), after.end(), *it);
@@ -156,7 +156,7 @@ class AggregateIndexMaintainer : public IndexMaintainer {
     std::vector<EvaluatedIndexEntry> oldEntries = evaluateIndex(before);
     std::vector<EvaluatedIndexEntry> newEntries = evaluateIndex(after);
     // count_updates counts every save, changed or not.
-    if (kind_ != AggregateKind::kCountUpdates) removeCommonEntries(oldEntries, newEntries);
+    if (kind_ != AggregateKind::kCountUpdates) removePairedEntries(oldEntries, newEntries);
     for (const EvaluatedIndexEntry& entry : oldEntries) apply(entry, /*remove=*/true);
     for (const EvaluatedIndexEntry& entry : newEntries) apply(entry, /*remove=*/false);
   }

@@ -71,20 +71,6 @@ void checkUniqueness(RecordStore::State& state, const StoreIndex& storeIndex,
   }
 }
 
-void removeCommonEntries(std::vector<EvaluatedIndexEntry>& before,
-                         std::vector<EvaluatedIndexEntry>& after) {
-  if (before.empty() || after.empty()) return;
-  std::vector<EvaluatedIndexEntry> common;
-  for (const EvaluatedIndexEntry& entry : before) {
-    if (std::find(after.begin(), after.end(), entry) != after.end()) common.push_back(entry);
-  }
-  auto isCommon = [&](const EvaluatedIndexEntry& entry) {
-    return std::find(common.begin(), common.end(), entry) != common.end();
-  };
-  std::erase_if(before, isCommon);
-  std::erase_if(after, isCommon);
-}
-
 class ValueIndexMaintainer : public IndexMaintainer {
  public:
   using IndexMaintainer::IndexMaintainer;
@@ -244,6 +230,21 @@ class ValueIndexMaintainerFactory : public IndexMaintainerFactory {
 };
 
 }  // namespace
+
+void removeCommonEntries(std::vector<EvaluatedIndexEntry>& before,
+                         std::vector<EvaluatedIndexEntry>& after) {
+  if (before.empty() || after.empty()) return;
+  std::vector<EvaluatedIndexEntry> common;
+  for (const EvaluatedIndexEntry& entry : before) {
+    if (entry.key.hasIncompleteVersionstamp()) continue;
+    if (std::find(after.begin(), after.end(), entry) != after.end()) common.push_back(entry);
+  }
+  auto isCommon = [&](const EvaluatedIndexEntry& entry) {
+    return std::find(common.begin(), common.end(), entry) != common.end();
+  };
+  std::erase_if(before, isCommon);
+  std::erase_if(after, isCommon);
+}
 
 std::unique_ptr<IndexMaintainer> makeValueIndexMaintainer(RecordStore::State& store,
                                                           const StoreIndex& index) {

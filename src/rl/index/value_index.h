@@ -46,6 +46,12 @@ fdb::Bytes valueIndexEntryKey(std::string_view indexPrefix, const fdb::Tuple& ke
 // An entry's value: its value columns packed, or nothing when there are none.
 fdb::Bytes valueIndexEntryValue(const EvaluatedIndexEntry& entry);
 
+// Drops from both sides the entries a save leaves as they are: in the old and the new record's
+// entries, and complete (an entry with an incomplete version is written again: its local
+// version may differ). Entries are keys here: a repeated one counts once.
+void removeCommonEntries(std::vector<EvaluatedIndexEntry>& before,
+                         std::vector<EvaluatedIndexEntry>& after);
+
 // The store checker's check of a VALUE index (value_index_check.cc).
 std::unique_ptr<IndexCheck> makeValueIndexCheck(const IndexCheckTarget& target);
 

@@ -13,23 +13,6 @@
 namespace rl {
 namespace {
 
-// Entries the save leaves as they are: in both the old and the new record's entries, and
-// complete (an incomplete one is rewritten: its local version may differ).
-void removeCommonEntries(std::vector<EvaluatedIndexEntry>& before,
-                         std::vector<EvaluatedIndexEntry>& after) {
-  if (before.empty() || after.empty()) return;
-  std::vector<EvaluatedIndexEntry> common;
-  for (const EvaluatedIndexEntry& entry : before) {
-    if (entry.key.hasIncompleteVersionstamp()) continue;
-    if (std::find(after.begin(), after.end(), entry) != after.end()) common.push_back(entry);
-  }
-  auto isCommon = [&](const EvaluatedIndexEntry& entry) {
-    return std::find(common.begin(), common.end(), entry) != common.end();
-  };
-  std::erase_if(before, isCommon);
-  std::erase_if(after, isCommon);
-}
-
 // Scans, fetches and range deletes are a VALUE index's (value(), made on first use, so a
 // transaction that only saves makes none); saves and deletes write versionstamped keys for
 // incomplete versions.
