@@ -4,12 +4,16 @@
 #include <fmt/ranges.h>
 #include <mutex>
 
+#include "rl/index/rank_index.h"
 #include "rl/index/value_index.h"
 #include "rl/metadata/metadata_exception.h"
 
 namespace rl {
 
-IndexMaintainerRegistry::IndexMaintainerRegistry() { add(valueIndexMaintainerFactory()); }
+IndexMaintainerRegistry::IndexMaintainerRegistry() {
+  add(valueIndexMaintainerFactory());
+  add(rankIndexMaintainerFactory());
+}
 
 IndexMaintainerRegistry& IndexMaintainerRegistry::instance() {
   static IndexMaintainerRegistry registry;
