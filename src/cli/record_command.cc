@@ -114,6 +114,7 @@ struct IndexScanOptions {
   std::string index;
   std::optional<std::string> from;
   std::optional<std::string> to;
+  std::vector<std::string> byRank;  // FROM TO, for a RANK index
   std::string fetch = "scan";
 };
 
@@ -126,8 +127,17 @@ void runIndexScan(const StoreArguments& args, const IndexScanOptions& indexOptio
                   const ScanOptions& options) {
   const StoreLocation location = storeLocation(args);
   const IndexFetchMethod method = parseFetch(indexOptions.fetch);
-  const TupleRange range = TupleRange::between(parseBound(indexOptions.from, "--from"),
-                                               parseBound(indexOptions.to, "--to"));
+  const bool byRank = !indexOptions.byRank.empty();
+  if (byRank && (indexOptions.from || indexOptions.to)) {
+    throw std::invalid_argument("--by-rank FROM TO takes the place of --from and --to");
+  }
+  // Ranks FROM through TO: a rank alone, or (group..., rank).
+  const TupleRange range =
+      byRank ? TupleRange::betweenInclusive(
+                   parseTupleOrElement(indexOptions.byRank.at(0), "--by-rank FROM"),
+                   parseTupleOrElement(indexOptions.byRank.at(1), "--by-rank TO"))
+             : TupleRange::between(parseBound(indexOptions.from, "--from"),
+                                   parseBound(indexOptions.to, "--to"));
   checkScanOptions(options);
   fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadOnly);
   const RecordMetaData metaData = loadStoreMetaData(db, args);
@@ -139,20 +149,23 @@ void runIndexScan(const StoreArguments& args, const IndexScanOptions& indexOptio
                     names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
   }
   try {
-    printPaged(
-        db, location, metaData, options,
-        [&](RecordStore& store, const std::optional<fdb::Bytes>& continuation,
-            const ScanProperties& properties, std::vector<std::string>& rows) {
-          CursorPtr<FetchedRecord> cursor =
-              store.scanIndexRecords(indexOptions.index, range, continuation, properties, method);
-          auto result = cursor->next();
-          for (; result.hasValue(); result = cursor->next()) {
-            const FetchedRecord& fetched = result.value();
-            rows.push_back(options.json ? recordEnvelope(*fetched.record, fetched.entry.key())
-                                        : recordToJson(*fetched.record->record));
-          }
-          return result.continuation();
-        });
+    printPaged(db, location, metaData, options,
+               [&](RecordStore& store, const std::optional<fdb::Bytes>& continuation,
+                   const ScanProperties& properties, std::vector<std::string>& rows) {
+                 CursorPtr<FetchedRecord> cursor =
+                     byRank ? store.scanIndexRecordsByRank(indexOptions.index, range, continuation,
+                                                           properties)
+                            : store.scanIndexRecords(indexOptions.index, range, continuation,
+                                                     properties, method);
+                 auto result = cursor->next();
+                 for (; result.hasValue(); result = cursor->next()) {
+                   const FetchedRecord& fetched = result.value();
+                   rows.push_back(options.json
+                                      ? recordEnvelope(*fetched.record, fetched.entry.key())
+                                      : recordToJson(*fetched.record->record));
+                 }
+                 return result.continuation();
+               });
   } catch (const ScanNonReadableIndexException& e) {
     throw ScanNonReadableIndexException(std::string(e.what()) + "; rl index build builds it");
   }
@@ -216,6 +229,11 @@ void addRecordCommands(CLI::App& app) {
       "The first index value scanned: a tuple, or one element alone, 1000 (default: the first)");
   indexScan->add_option("--to", indexOptions->to,
                         "The index value after the last one scanned (default: the end)");
+  indexScan
+      ->add_option("--by-rank", indexOptions->byRank,
+                   "For a RANK index: the records of ranks FROM through TO (0 is the lowest "
+                   "score), each a rank alone, 0, or with its group, '(\"game-1\", 0)'")
+      ->expected(2);
   indexScan
       ->add_option("--fetch", indexOptions->fetch,
                    "How records are fetched: scan (SCAN_AND_FETCH), remote (USE_REMOTE_FETCH) "

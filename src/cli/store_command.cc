@@ -82,13 +82,37 @@ KeyExpression fieldsKey(const std::vector<std::string>& fields) {
   return columns.size() == 1 ? columns.front() : concatAll(columns);
 }
 
-// A VALUE index from TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...] (the name the
-// .proto's index option gives a one-field index).
+// An --index argument's index type: `rank:Order:customer,price` is a RANK index on
+// Order:customer,price (the type prefix comes before a second colon); no prefix is VALUE.
+std::pair<std::string, std::string> indexTypePrefix(const std::string& text) {
+  const size_t first = text.find(':');
+  if (first == std::string::npos || text.find(':', first + 1) == std::string::npos) {
+    return {std::string(Index::kValue), text};
+  }
+  const std::string type = text.substr(0, first);
+  if (type != Index::kValue && type != Index::kRank) {
+    throw std::invalid_argument(fmt::format(
+        "--index {}: index type {} is not one of value, rank (TYPE:RECORD:FIELD[,FIELD...])", text,
+        type));
+  }
+  return {type, text.substr(first + 1)};
+}
+
+// An index from [INDEXTYPE:]TYPE:FIELD[,FIELD...]: a VALUE index named TYPE$FIELD[-FIELD...]
+// (the name the .proto's index option gives a one-field index), or a RANK index named
+// TYPE$rank-FIELD[-FIELD...] ranking the last field grouped by the ones before it.
 void addIndexOption(RecordMetaDataBuilder& builder, const std::string& text, bool unique) {
+  const auto [indexType, rest] = indexTypePrefix(text);
   const auto [type, fields] =
-      typeAndFields(unique ? "--unique-index" : "--index", text, "an index", "Order:customer");
+      typeAndFields(unique ? "--unique-index" : "--index", rest, "an index", "Order:customer");
   std::map<std::string, std::string> indexOptions;
   if (unique) indexOptions.emplace(std::string(Index::kUniqueOption), "true");
+  if (indexType == Index::kRank) {
+    builder.addIndex(type,
+                     Index(fmt::format("{}$rank-{}", type, fmt::join(fields, "-")),
+                           grouping(fieldsKey(fields), 1), Index::kRank, std::move(indexOptions)));
+    return;
+  }
   builder.addIndex(type, Index(fmt::format("{}${}", type, fmt::join(fields, "-")),
                                fieldsKey(fields), Index::kValue, std::move(indexOptions)));
 }
@@ -316,7 +340,9 @@ void addSchemaOptions(CLI::App* command, CreateOptions& options) {
                       "A record type's primary key TYPE:FIELD[,FIELD...], for a schema whose "
                       ".proto does not mark it (repeatable; kept in the metadata)");
   command->add_option("--index", options.indexes,
-                      "Add a VALUE index TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...] "
+                      "Add a VALUE index TYPE:FIELD[,FIELD...], named TYPE$FIELD[-FIELD...], or "
+                      "with a rank: prefix a RANK index (rank:TYPE:GROUP...,SCORE, named "
+                      "TYPE$rank-FIELD[-FIELD...]) "
                       "(repeatable)");
   command->add_option("--unique-index", options.uniqueIndexes,
                       "Add a unique VALUE index, as --index (repeatable)");
