@@ -45,7 +45,8 @@ namespace rl::bench {
 // Order: the generated message of protos/bench_records.proto (package rl.bench).
 
 inline constexpr std::string_view kPriceIndex = "price_idx";
-inline constexpr int kRecords = 1000;  // every fixture holds IDs 0..999
+inline constexpr std::string_view kPriceRankIndex = "price_rank";  // a RANK index on price
+inline constexpr int kRecords = 1000;                              // every fixture holds IDs 0..999
 
 // The metadata of a benchmark's store: the bench schema, with or without the VALUE index
 // price_idx on price, split long records (100,000-byte chunks) and inline record versions.
@@ -53,12 +54,16 @@ struct Layout {
   bool priceIndex = false;
   bool split = false;
   bool versions = false;
+  bool rankIndex = false;  // price_rank instead of price_idx
 };
 
 inline RecordMetaData benchMetaData(Layout layout) {
   RecordMetaDataBuilder builder(Order::descriptor()->file());
   if (layout.priceIndex) {
     builder.addIndex("Order", Index(std::string(kPriceIndex), field("price")));
+  }
+  if (layout.rankIndex) {
+    builder.addIndex("Order", Index(std::string(kPriceRankIndex), field("price"), Index::kRank));
   }
   builder.setSplitLongRecords(layout.split);
   builder.setStoreRecordVersions(layout.versions);

@@ -4,6 +4,7 @@
 //
 //   SaveRecord                  save one small Order (no index)
 //   SaveRecordWithIndex         the same with the VALUE index price_idx on price
+//   SaveRecordWithRankIndex     the same with the RANK index price_rank on price instead
 //   SaveSplitRecord             save one ~250 kB Order: three 100,000-byte chunks
 //   LoadRecord                  load one record by primary key (IDs 0..999 in turn)
 //   ScanRecords                 scan 100 records (IDs [k, k+100))
@@ -136,6 +137,25 @@ void checkPriceIndex(fdb::Database& db, const StoreLocation& location,
   });
 }
 
+// Checks that price_rank ranks records 0..count-1 by price: record k has rank k.
+void checkPriceRankIndex(fdb::Database& db, const StoreLocation& location,
+                         const RecordMetaData& metaData, int count) {
+  runInContext(db, [&](RecordContext& context) {
+    RecordStore store = RecordStore::open(context, location, metaData);
+    for (int64_t id = 0; id < count; ++id) {
+      check(store.scoreForRank(kPriceRankIndex, {}, id) == fdb::Tuple{priceOf(id)},
+            "score of rank " + std::to_string(id));
+    }
+    check(!store.scoreForRank(kPriceRankIndex, {}, count), "no score past the last rank");
+    auto cursor = store.scanIndex(kPriceRankIndex, TupleRange::all(), std::nullopt, {});
+    int64_t id = 0;
+    for (auto r = cursor->next(); r.hasValue(); r = cursor->next(), ++id) {
+      check(r.value().key == (fdb::Tuple{priceOf(id), id}), "rank entry " + std::to_string(id));
+    }
+    check(id == count, std::to_string(id) + " rank entries, not " + std::to_string(count));
+  });
+}
+
 // ---- Read fixtures ---------------------------------------------------------------------
 
 enum class Fixture { kPlain, kIndexed, kSplitVersioned };
@@ -198,17 +218,19 @@ const ReadFixture& readFixture(Arm arm, Fixture fixture) {
 
 // ---- Write benchmarks ------------------------------------------------------------------
 
-enum class Save { kSmall, kWithIndex, kSplit };
+enum class Save { kSmall, kWithIndex, kWithRankIndex, kSplit };
 
 void runSave(benchmark::State& state, Arm arm, Save kind) {
   fdb::Database& db = databaseFor(arm);
-  const Layout layout = kind == Save::kWithIndex ? Layout{.priceIndex = true}
-                        : kind == Save::kSplit   ? Layout{.split = true}
-                                                 : Layout{};
+  const Layout layout = kind == Save::kWithIndex       ? Layout{.priceIndex = true}
+                        : kind == Save::kWithRankIndex ? Layout{.rankIndex = true}
+                        : kind == Save::kSplit         ? Layout{.split = true}
+                                                       : Layout{};
   const size_t payloadSize = kind == Save::kSplit ? kSplitPayload : kSmallPayload;
-  const char* storeName = kind == Save::kWithIndex ? "save_indexed"
-                          : kind == Save::kSplit   ? "save_split"
-                                                   : "save";
+  const char* storeName = kind == Save::kWithIndex       ? "save_indexed"
+                          : kind == Save::kWithRankIndex ? "save_rank_indexed"
+                          : kind == Save::kSplit         ? "save_split"
+                                                         : "save";
   const StoreLocation location = locationOf(storeName);
   const RecordMetaData metaData = benchMetaData(layout);
   clearStore(db, location, metaData);
@@ -250,6 +272,7 @@ void runSave(benchmark::State& state, Arm arm, Save kind) {
         db, location, metaData, id, payloadSize, [&](int) { return payloadSum; }, keysPerRecord,
         false);
     if (kind == Save::kWithIndex) checkPriceIndex(db, location, metaData, id);
+    if (kind == Save::kWithRankIndex) checkPriceRankIndex(db, location, metaData, id);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;
@@ -528,6 +551,7 @@ void registerAll() {
     };
     for (auto [name, kind] :
          {std::pair{"SaveRecord", Save::kSmall}, std::pair{"SaveRecordWithIndex", Save::kWithIndex},
+          std::pair{"SaveRecordWithRankIndex", Save::kWithRankIndex},
           std::pair{"SaveSplitRecord", Save::kSplit}}) {
       reg(name, [kind](benchmark::State& s, Arm a) { runSave(s, a, kind); })->Iterations(kRecords);
     }

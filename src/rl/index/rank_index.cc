@@ -10,6 +10,7 @@
 #include "rl/metadata/metadata_exception.h"
 #include "rl/record_core_exception.h"
 #include "rl/store/keyspace.h"
+#include "rl/store/record_store_exception.h"
 #include "rl/store/record_store_state.h"
 
 namespace rl {
@@ -77,7 +78,8 @@ RankIndexMaintainer::RankIndexMaintainer(RecordStore::State& store, const StoreI
     : IndexMaintainer(store, index),
       entries_(valueIndexMaintainerFactory()->create(store, index)),
       config_(rankedSetConfig(*index.index)),
-      groupingCount_(rankGroupingCount(*index.index)) {}
+      groupingCount_(rankGroupingCount(*index.index)),
+      setsPrefix_(rankedSetPrefix(store.prefix(), *index.index, fdb::Tuple{})) {}
 
 std::vector<EvaluatedIndexEntry> RankIndexMaintainer::evaluateIndex(
     const IndexedRecord& record) const {
@@ -85,23 +87,18 @@ std::vector<EvaluatedIndexEntry> RankIndexMaintainer::evaluateIndex(
 }
 
 RankedSet RankIndexMaintainer::rankedSet(const fdb::Tuple& group) {
-  return RankedSet(store_.context->transaction(), rankedSetPrefix(store_.prefix(), index(), group),
-                   config_);
-}
-
-RankedSet RankIndexMaintainer::initializedRankedSet(const fdb::Tuple& group) {
-  RankedSet set = rankedSet(group);
-  // Checked at snapshot first: init's reads would conflict with the atomic adds other saves
-  // make to the levels' first keys.
-  if (set.initNeeded()) set.init();
-  return set;
+  fdb::Bytes prefix = setsPrefix_;
+  group.packInto(prefix);
+  return RankedSet(store_.context->transaction(), std::move(prefix), config_);
 }
 
 void RankIndexMaintainer::updateRankedSet(const fdb::Tuple& entryKey, bool remove) {
   const size_t groupSize = static_cast<size_t>(groupingCount_);
   const fdb::Tuple group = subTuple(entryKey, 0, groupSize);
   const fdb::Bytes score = subTuple(entryKey, groupSize, entryKey.size()).pack();
-  RankedSet set = initializedRankedSet(group);
+  // add() initializes a new set itself (as Java's init: the levels' first keys), finding it
+  // without them in the reads it makes anyway.
+  RankedSet set = rankedSet(group);
   if (!remove) {
     set.add(score);
     return;
@@ -124,6 +121,35 @@ void RankIndexMaintainer::updateRankedSet(const fdb::Tuple& entryKey, bool remov
     throw RecordCoreException(
         fmt::format("index {}: score {} was not present in the ranked set of group {}",
                     index().name(), fdb::printable(score), fdb::printable(group.pack())));
+  }
+}
+
+void RankIndexMaintainer::writeEntries(const fdb::Tuple& primaryKey,
+                                       const std::vector<EvaluatedIndexEntry>& oldEntries,
+                                       const std::vector<EvaluatedIndexEntry>& newEntries) {
+  RecordStore::State& state = store_;
+  fdb::Transaction& tr = state.context->transaction();
+  const fdb::Tuple trimmed = index().trimPrimaryKey(primaryKey);
+  for (const EvaluatedIndexEntry& entry : oldEntries) {
+    tr.clear(valueIndexEntryKey(storeIndex_.subspacePrefix, entry.key, trimmed));
+    state.counters.indexEntriesCleared += 1;
+  }
+  for (const EvaluatedIndexEntry& entry : newEntries) {
+    const fdb::Bytes key = valueIndexEntryKey(storeIndex_.subspacePrefix, entry.key, trimmed);
+    const fdb::Bytes value = valueIndexEntryValue(entry);
+    if (key.size() > state.options.indexKeySizeLimit) {
+      throw IndexEntryTooLargeException(fmt::format(
+          "index entry is too large to be stored in FDB key: {} bytes for index {} (limit {})",
+          key.size(), index().name(), state.options.indexKeySizeLimit));
+    }
+    if (value.size() > state.options.indexValueSizeLimit) {
+      throw IndexEntryTooLargeException(fmt::format(
+          "index entry is too large to be stored in FDB value: {} bytes for index {} (limit {})",
+          value.size(), index().name(), state.options.indexValueSizeLimit));
+    }
+    tr.set(key, value);
+    state.countWrite(key, value);
+    state.counters.indexEntriesWritten += 1;
   }
 }
 
@@ -162,7 +188,11 @@ void RankIndexMaintainer::update(const fdb::Tuple& primaryKey, const IndexedReco
     std::erase_if(newEntries, present);
   }
   // The entries first (checking uniqueness), so the removal below sees what remains.
-  entries_->update(primaryKey, before, after);
+  if (index().isUnique()) {
+    entries_->update(primaryKey, before, after);
+  } else {
+    writeEntries(primaryKey, oldEntries, newEntries);
+  }
   for (const EvaluatedIndexEntry& entry : oldEntries) updateRankedSet(entry.key, true);
   for (const EvaluatedIndexEntry& entry : newEntries) updateRankedSet(entry.key, false);
 }
@@ -215,7 +245,8 @@ std::optional<TupleRange> RankIndexMaintainer::rankRangeToScoreRange(const Tuple
   if (fromBeginning && !highRank) {
     return groupSize > 0 ? TupleRange::allOf(group) : TupleRange::all();
   }
-  RankedSet set = initializedRankedSet(group);
+  // A set not initialized yet has no keys: getNth finds none.
+  RankedSet set = rankedSet(group);
   std::optional<fdb::Bytes> lowScore = set.getNth(fromBeginning ? 0 : lowRank);
   if (!lowScore) return std::nullopt;  // past the last rank
   std::optional<fdb::Bytes> highScore;
@@ -318,24 +349,16 @@ std::optional<int64_t> RankIndexMaintainer::rank(const IndexedRecord& record) {
 }
 
 std::optional<fdb::Tuple> RankIndexMaintainer::scoreForRank(const fdb::Tuple& group, int64_t rank) {
-  RankedSet set = rankedSet(group);
-  if (set.initNeeded()) return std::nullopt;  // no score yet
-  std::optional<fdb::Bytes> score = set.getNth(rank);
+  std::optional<fdb::Bytes> score = rankedSet(group).getNth(rank);
   if (!score) return std::nullopt;
   return fdb::Tuple::unpack(*score);
 }
 
 int64_t RankIndexMaintainer::rankForScore(const fdb::Tuple& group, const fdb::Tuple& score) {
-  RankedSet set = rankedSet(group);
-  if (set.initNeeded()) return 0;
-  return set.rank(score.pack(), false).value_or(0);
+  return rankedSet(group).rank(score.pack(), false).value_or(0);
 }
 
-int64_t RankIndexMaintainer::size(const fdb::Tuple& group) {
-  RankedSet set = rankedSet(group);
-  if (set.initNeeded()) return 0;
-  return set.size();
-}
+int64_t RankIndexMaintainer::size(const fdb::Tuple& group) { return rankedSet(group).size(); }
 
 namespace {
 

@@ -87,13 +87,16 @@ class RankIndexMaintainer : public IndexMaintainer {
 
  private:
   RankedSet rankedSet(const fdb::Tuple& group);
-  // The ranked set of `group` with init() done if needed.
-  RankedSet initializedRankedSet(const fdb::Tuple& group);
   void updateRankedSet(const fdb::Tuple& entryKey, bool remove);
+  // Clears and sets entries as a VALUE index does (a unique index goes through entries_).
+  void writeEntries(const fdb::Tuple& primaryKey,
+                    const std::vector<EvaluatedIndexEntry>& oldEntries,
+                    const std::vector<EvaluatedIndexEntry>& newEntries);
 
   std::unique_ptr<IndexMaintainer> entries_;  // the VALUE maintainer of the entries
   RankedSet::Config config_;
   int groupingCount_;
+  fdb::Bytes setsPrefix_;  // P+(3, sk)
 };
 
 // The store checker's check of a RANK index (rank_index_check.cc).

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <random>
+#include <vector>
 
 #include "fdb/tuple.h"
 #include "rl/record_core_exception.h"
@@ -64,6 +66,39 @@ uint32_t murmur3Hash(std::string_view key) {
   h ^= h >> 16;
   return h;
 }
+
+// prefix + (level, element) packed into `out` (see RankedSet::levelKey).
+void assignLevelKey(fdb::Bytes& out, std::string_view prefix, int level, std::string_view element) {
+  out.clear();
+  out.append(prefix);
+  if (level == 0) {
+    out.push_back('\x14');
+  } else {
+    out.push_back('\x15');
+    out.push_back(static_cast<char>(level));
+  }
+  out.push_back('\x01');
+  for (char c : element) {
+    out.push_back(c);
+    if (c == '\0') out.push_back('\xff');
+  }
+  out.push_back('\0');
+}
+
+// Buffers for keys that live only during a call (the transaction copies what it keeps), so a
+// save's ranked-set keys cost no allocations once they have grown.
+struct Scratch {
+  fdb::Bytes target, other, end;
+};
+Scratch& scratch() {
+  thread_local Scratch buffers;
+  return buffers;
+}
+
+constexpr char kOne[8] = {1, 0, 0, 0, 0, 0, 0, 0};
+constexpr char kMinusOne[8] = {'\xff', '\xff', '\xff', '\xff', '\xff', '\xff', '\xff', '\xff'};
+constexpr std::string_view kOneCount(kOne, 8);
+constexpr std::string_view kMinusOneCount(kMinusOne, 8);
 
 uint32_t randomHash() {
   thread_local std::mt19937 generator{std::random_device{}()};
@@ -129,8 +164,11 @@ bool RankedSet::onLevel(uint32_t keyHash, int level) {
 }
 
 fdb::Bytes RankedSet::levelKey(std::string_view prefix, int level, std::string_view key) {
-  fdb::Bytes bytes(prefix);
-  fdb::Tuple{level, fdb::ByteString{fdb::Bytes(key)}}.packInto(bytes);
+  // The tuple (level, key as a byte string), packed directly: an integer 0..255 is 14, or 15
+  // and its byte; a byte string is 01, its bytes with 00 escaped as 00 ff, then 00.
+  fdb::Bytes bytes;
+  bytes.reserve(prefix.size() + key.size() + 5);
+  assignLevelKey(bytes, prefix, level, key);
   return bytes;
 }
 
@@ -162,8 +200,27 @@ RankedSet::RankedSet(fdb::Transaction& tr, fdb::Bytes prefix, const Config& conf
 }
 
 fdb::Bytes RankedSet::elementOf(std::string_view storedKey) const {
-  const fdb::Tuple tuple = fdb::Tuple::unpack(storedKey.substr(prefix_.size()));
-  return tuple.getBytes(1);
+  // The inverse of levelKey past the prefix.
+  std::string_view rest = storedKey.substr(prefix_.size());
+  const size_t levelSize = !rest.empty() && rest[0] == '\x14' ? 1 : 2;
+  if (rest.size() < levelSize + 2 || (levelSize == 2 && rest[0] != '\x15') ||
+      rest[levelSize] != '\x01') {
+    throw RecordCoreException(fmt::format("not a ranked-set key under {}: {}",
+                                          fdb::printable(prefix_), fdb::printable(storedKey)));
+  }
+  fdb::Bytes element;
+  for (size_t i = levelSize + 1; i < rest.size(); ++i) {
+    if (rest[i] != '\0') {
+      element.push_back(rest[i]);
+    } else if (i + 1 < rest.size() && rest[i + 1] == '\xff') {
+      element.push_back('\0');
+      ++i;
+    } else {
+      return element;
+    }
+  }
+  throw RecordCoreException(
+      fmt::format("ranked-set key without its end: {}", fdb::printable(storedKey)));
 }
 
 bool RankedSet::initNeeded() const { return !tr_.snapshot().get(key(0, "")).get().has_value(); }
@@ -180,32 +237,86 @@ int64_t RankedSet::count(std::string_view element) const {
   return value ? decodeCount(*value) : 0;
 }
 
-fdb::Bytes RankedSet::previousKey(int level, std::string_view element, bool orEqual) {
-  fdb::Bytes target = key(level, element);
-  fdb::Bytes end = target;
-  if (orEqual) end.push_back('\x00');
+fdb::Future<fdb::RangeResult> RankedSet::readNeighbors(int level, std::string_view element) const {
+  Scratch& buffers = scratch();
+  assignLevelKey(buffers.end, prefix_, level, element);
+  buffers.end.push_back('\x00');
+  assignLevelKey(buffers.other, prefix_, level, "");
   fdb::RangeOptions options;
-  options.limit = 1;
+  options.limit = 2;
   options.reverse = true;
-  fdb::RangeResult result = tr_.snapshot()
+  return tr_.snapshot().getRange(fdb::KeySelectorRef::firstGreaterOrEqual(buffers.other),
+                                 fdb::KeySelectorRef::firstGreaterOrEqual(buffers.end), options);
+}
+
+void RankedSet::resolveNeighbors(int level, std::string_view element,
+                                 fdb::Future<fdb::RangeResult>& read, Neighbors& out) const {
+  out.batch = read.get();
+  if (out.batch.rows.size() >= 2 || !out.batch.more) {
+    for (const fdb::KeyValueRef& row : out.batch.rows) {
+      if (out.count == 2) break;
+      out.rows[out.count++] = {row.key, row.value};
+    }
+    return;
+  }
+  // The read stopped early (docs/semantics.md, "Range reads"): go on below its last row.
+  for (const fdb::KeyValueRef& row : out.batch.rows) out.copied.push_back(row);
+  bool more = true;
+  while (out.copied.size() < 2 && more) {
+    fdb::RangeOptions options;
+    options.limit = static_cast<int>(2 - out.copied.size());
+    options.reverse = true;
+    fdb::Bytes end = out.copied.empty() ? key(level, element) + '\x00' : out.copied.back().key;
+    fdb::RangeResult next = tr_.snapshot()
                                 .getRange(fdb::KeySelectorRef::firstGreaterOrEqual(key(level, "")),
                                           fdb::KeySelectorRef::firstGreaterOrEqual(end), options)
                                 .get();
-  if (result.rows.empty()) {
-    throw RecordCoreException(fmt::format("ranked set {} has no key on level {} (not initialized?)",
-                                          fdb::printable(prefix_), level));
+    for (const fdb::KeyValueRef& row : next.rows) out.copied.push_back(row);
+    more = next.more;
   }
-  fdb::Bytes previous(result.rows[0].key);
-  if (!orEqual || previous != target) {
-    // A key inserted between the two would change which key counts this one.
-    fdb::Bytes exclusiveBegin = previous;
-    exclusiveBegin.push_back('\x00');
-    tr_.addReadConflictRange(exclusiveBegin, target);
+  for (const fdb::KeyValue& row : out.copied) {
+    if (out.count == 2) break;
+    out.rows[out.count++] = {row.key, row.value};
   }
-  fdb::Bytes previousElement = elementOf(previous);
-  // The previous key removed entirely changes it too.
-  tr_.addReadConflictKey(key(0, previousElement));
-  return previousElement;
+}
+
+std::string_view RankedSet::previousKey(int level, std::string_view element,
+                                        const Neighbors& neighbors, bool orEqual,
+                                        std::optional<int64_t>* atValue) {
+  Scratch& buffers = scratch();
+  fdb::Bytes& target = buffers.target;
+  assignLevelKey(target, prefix_, level, element);
+  size_t row = 0;
+  if (atValue != nullptr) tr_.addReadConflictKey(target);  // as a read of the key itself
+  if (neighbors.count > 0 && neighbors.rows[0].first == std::string_view(target)) {
+    if (atValue != nullptr) *atValue = decodeCount(neighbors.rows[0].second);
+    if (!orEqual) row = 1;
+  }
+  if (row >= neighbors.count) {
+    throw RecordCoreException(
+        fmt::format("ranked set {} has no first key on level {}", fdb::printable(prefix_), level));
+  }
+  const std::string_view previous = neighbors.rows[row].first;
+  fdb::Bytes& other = buffers.other;
+  if (previous != std::string_view(target)) {
+    other.assign(previous);
+    other.push_back('\x00');
+    tr_.addReadConflictRange(other, target);
+  }
+  // The previous key's level-0 key: the same element after the level.
+  const size_t levelSize = level == 0 ? 1 : 2;
+  if (previous.size() < prefix_.size() + levelSize) {
+    throw RecordCoreException(fmt::format("not a ranked-set key: {}", fdb::printable(previous)));
+  }
+  const std::string_view previousElement = previous.substr(prefix_.size() + levelSize);
+  if (previousElement != lastConflictElement_) {  // levels often share their previous key
+    other.assign(prefix_);
+    other.push_back('\x14');
+    other.append(previousElement);
+    tr_.addReadConflictKey(other);
+    lastConflictElement_.assign(previousElement);
+  }
+  return previous;
 }
 
 int64_t RankedSet::countRange(int level, std::string_view begin, std::string_view end) const {
@@ -219,30 +330,48 @@ int64_t RankedSet::countRange(int level, std::string_view begin, std::string_vie
 
 bool RankedSet::add(std::string_view element) {
   if (element.empty()) throw RecordCoreArgumentException("ranked set keys cannot be empty");
-  const uint32_t keyHash = hash(config_.hashFunction, element);
-  const int64_t existing = count(element);
-  const bool duplicate = existing > 0;
+  // Every read at once: the key's count, and each level's keys at and before it.
+  const fdb::Bytes levelZeroKey = key(0, element);
+  fdb::Future<std::optional<fdb::Bytes>> existingRead = tr_.get(levelZeroKey);
+  const size_t levels = static_cast<size_t>(config_.nlevels);
+  std::array<std::optional<fdb::Future<fdb::RangeResult>>, kMaxLevels> neighborReads;
+  for (size_t level = 1; level < levels; ++level) {
+    neighborReads[level].emplace(readNeighbors(static_cast<int>(level), element));
+  }
+  const std::optional<fdb::Bytes> existing = existingRead.get();
+  const bool duplicate = existing && decodeCount(*existing) > 0;
   if (duplicate && !config_.countDuplicates) return false;
-  const fdb::Bytes one = encodeCount(1);
-  for (int level = 0; level < config_.nlevels; ++level) {
-    if (level == 0) {
-      if (duplicate) {
-        tr_.atomicOp(key(0, element), one, fdb::MutationType::kAdd);
-      } else {
-        tr_.set(key(0, element), one);
-      }
-    } else if (duplicate || !onLevel(keyHash, level)) {
+  std::array<Neighbors, kMaxLevels> neighbors;
+  for (size_t level = 1; level < levels; ++level) {
+    resolveNeighbors(static_cast<int>(level), element, *neighborReads[level], neighbors[level]);
+    if (neighbors[level].count == 0) {
+      // A level without its first key: a set not initialized yet.
+      init();
+      return add(element);
+    }
+  }
+  const uint32_t keyHash = hash(config_.hashFunction, element);
+  if (duplicate) {
+    tr_.atomicOp(levelZeroKey, kOneCount, fdb::MutationType::kAdd);
+  } else {
+    tr_.set(levelZeroKey, kOneCount);
+  }
+  for (size_t l = 1; l < levels; ++l) {
+    const int level = static_cast<int>(l);
+    if (duplicate || !onLevel(keyHash, level)) {
       // The key that counts this one on this level gains one (a duplicate's own key, if it is
       // on the level).
-      const fdb::Bytes previous = previousKey(level, element, duplicate);
-      tr_.atomicOp(key(level, previous), one, fdb::MutationType::kAdd);
+      const std::string_view previous = previousKey(level, element, neighbors[l], duplicate);
+      tr_.atomicOp(previous, kOneCount, fdb::MutationType::kAdd);
     } else {
-      // The key splits the previous key's span: recount the part before it on the level below.
-      const fdb::Bytes previous = previousKey(level, element, false);
-      const fdb::Bytes previousLevelKey = key(level, previous);
-      std::optional<fdb::Bytes> previousValue = tr_.get(previousLevelKey).get();
-      const int64_t previousCount = previousValue ? decodeCount(*previousValue) : 0;
+      // The key splits the previous key's span: recount the part before it on the level below
+      // (as written by the levels below, read from this transaction's writes).
+      const fdb::Bytes previousLevelKey(previousKey(level, element, neighbors[l], false));
+      const fdb::Bytes previous = elementOf(previousLevelKey);
+      fdb::Future<std::optional<fdb::Bytes>> previousRead = tr_.get(previousLevelKey);
       const int64_t newPreviousCount = countRange(level - 1, previous, element);
+      const std::optional<fdb::Bytes> previousValue = previousRead.get();
+      const int64_t previousCount = previousValue ? decodeCount(*previousValue) : 0;
       tr_.set(previousLevelKey, encodeCount(newPreviousCount));
       tr_.set(key(level, element), encodeCount(previousCount - newPreviousCount + 1));
     }
@@ -252,34 +381,42 @@ bool RankedSet::add(std::string_view element) {
 
 bool RankedSet::remove(std::string_view element) {
   if (element.empty()) throw RecordCoreArgumentException("ranked set keys cannot be empty");
-  const int64_t existing = count(element);
+  const fdb::Bytes levelZeroKey = key(0, element);
+  fdb::Future<std::optional<fdb::Bytes>> existingRead = tr_.get(levelZeroKey);
+  const size_t levels = static_cast<size_t>(config_.nlevels);
+  std::array<std::optional<fdb::Future<fdb::RangeResult>>, kMaxLevels> neighborReads;
+  for (size_t level = 1; level < levels; ++level) {
+    neighborReads[level].emplace(readNeighbors(static_cast<int>(level), element));
+  }
+  const std::optional<fdb::Bytes> existingValue = existingRead.get();
+  const int64_t existing = existingValue ? decodeCount(*existingValue) : 0;
   if (existing <= 0) return false;
   const bool duplicate = existing > 1;
-  const fdb::Bytes minusOne = encodeCount(-1);
-  for (int level = 0; level < config_.nlevels; ++level) {
-    const fdb::Bytes levelKey = key(level, element);
+  if (duplicate) {
+    // One copy less; no key leaves any level.
+    tr_.set(levelZeroKey, encodeCount(existing - 1));
+  } else {
+    tr_.clear(levelZeroKey);
+  }
+  for (size_t l = 1; l < levels; ++l) {
+    const int level = static_cast<int>(l);
+    Neighbors rows;
+    resolveNeighbors(level, element, *neighborReads[l], rows);
     if (duplicate) {
-      // One copy less; no key leaves any level.
-      if (level == 0) {
-        tr_.set(levelKey, encodeCount(existing - 1));
-      } else {
-        const fdb::Bytes previous = previousKey(level, element, true);
-        tr_.atomicOp(key(level, previous), minusOne, fdb::MutationType::kAdd);
-      }
-    } else if (level == 0) {
-      tr_.clear(levelKey);
-    } else {
-      // Whatever the hash says now, the key leaves the level if it is there, handing its count
-      // to the key before it.
-      std::optional<fdb::Bytes> value = tr_.get(levelKey).get();
-      const fdb::Bytes previous = previousKey(level, element, false);
-      int64_t change = -1;
-      if (value) {
-        change += decodeCount(*value);
-        tr_.clear(levelKey);
-      }
-      tr_.atomicOp(key(level, previous), encodeCount(change), fdb::MutationType::kAdd);
+      tr_.atomicOp(previousKey(level, element, rows, true), kMinusOneCount,
+                   fdb::MutationType::kAdd);
+      continue;
     }
+    // Whatever the hash says now, the key leaves the level if it is there, handing its count
+    // to the key before it.
+    std::optional<int64_t> own;
+    const std::string_view previous = previousKey(level, element, rows, false, &own);
+    int64_t change = -1;
+    if (own) {
+      change += *own;
+      tr_.clear(key(level, element));
+    }
+    tr_.atomicOp(previous, encodeCount(change), fdb::MutationType::kAdd);
   }
   return true;
 }

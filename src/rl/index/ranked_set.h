@@ -20,10 +20,13 @@
 // Thread-safety: one thread at a time (it uses the transaction it is given).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "fdb/bytes.h"
 #include "fdb/transaction.h"
@@ -88,9 +91,27 @@ class RankedSet {
   fdb::Bytes key(int level, std::string_view element) const {
     return levelKey(prefix_, level, element);
   }
-  // The last key of `level` before `element` (or at it, with orEqual); adds the conflict
-  // ranges Java adds so concurrent inserts between the two conflict.
-  fdb::Bytes previousKey(int level, std::string_view element, bool orEqual);
+  // The last two keys of `level` at or before `element` with their counts, last first.
+  struct Neighbors {
+    fdb::RangeResult batch;             // the read's first batch
+    std::vector<fdb::KeyValue> copied;  // when it stopped early: every row, copied
+    std::array<std::pair<std::string_view, std::string_view>, 2> rows;
+    size_t count = 0;
+  };
+  // Reads them (a reverse read at snapshot); add and remove issue every level's read before
+  // they write anything.
+  fdb::Future<fdb::RangeResult> readNeighbors(int level, std::string_view element) const;
+  // The read's rows, following `more` when the first batch stopped early.
+  void resolveNeighbors(int level, std::string_view element, fdb::Future<fdb::RangeResult>& read,
+                        Neighbors& out) const;
+  // From them: the last key before `element` (orEqual: at or before it),
+  // adding the conflict ranges Java adds (a key inserted between the two, or the previous key
+  // removed, changes which key counts this one). `atValue` gets the value stored at `element`
+  // itself, if it is there (and a conflict on that key). RecordCoreException for a level
+  // without its first key.
+  // Returns the stored key itself (a view into `neighbors`).
+  std::string_view previousKey(int level, std::string_view element, const Neighbors& neighbors,
+                               bool orEqual, std::optional<int64_t>* atValue = nullptr);
   // The sum of the counts of `level` in [begin, end).
   int64_t countRange(int level, std::string_view begin, std::string_view end) const;
   fdb::Bytes elementOf(std::string_view storedKey) const;
@@ -98,6 +119,8 @@ class RankedSet {
   fdb::Transaction& tr_;
   fdb::Bytes prefix_;
   Config config_;
+  // The (encoded) element whose level-0 key previousKey last added a read conflict on.
+  fdb::Bytes lastConflictElement_;
 };
 
 }  // namespace rl
