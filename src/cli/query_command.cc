@@ -143,6 +143,7 @@ void collectParameters(const QueryComponent& component, std::vector<std::string>
   switch (component.kind()) {
     case QueryComponent::Kind::kField:
     case QueryComponent::Kind::kOneOfThem:
+    case QueryComponent::Kind::kRank:
       if (component.comparison().hasParameter()) {
         names.push_back(component.comparison().parameterName());
       }

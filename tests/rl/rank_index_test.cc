@@ -17,6 +17,9 @@
 #include "rl/metadata/key_expression.h"
 #include "rl/metadata/metadata_builder.h"
 #include "rl/metadata/metadata_exception.h"
+#include "rl/query/queried_record.h"
+#include "rl/query/record_query.h"
+#include "rl/query/record_query_planner.h"
 #include "rl/record_core_exception.h"
 #include "rl/store/online_indexer.h"
 #include "rl/store/store_checker.h"
@@ -402,6 +405,125 @@ TEST_F(RankIndexTest, BadOptionsAreRefusedAtOpen) {
   // Three levels: (3, "LB", 0..2, "") and nothing at level 3.
   EXPECT_TRUE(rawGet(fdb::Tuple{3, "LB"}.pack() + fdb::Tuple{2, fdb::ByteString{""}}.pack()));
   EXPECT_FALSE(rawGet(fdb::Tuple{3, "LB"}.pack() + fdb::Tuple{3, fdb::ByteString{""}}.pack()));
+}
+
+// Rank comparisons planned to BY_RANK scans: their shapes, their rows against a model, and
+// the queries no rank scan answers.
+TEST_F(RankIndexTest, RankComparisonsArePlannedToRankScans) {
+  useIndexes();
+  std::map<int64_t, std::pair<std::string, int64_t>> model;
+  withStore([&](RecordStore& store) {
+    for (int64_t id = 1; id <= 30; ++id) {
+      model[id] = {id % 3 == 0 ? "a" : "b", (id * 7) % 11};
+      Order order = makeOrder(id, model[id].first, model[id].second);
+      if (id % 4 == 0) order.set_email("e" + std::to_string(id));
+      store.saveRecord(order);
+    }
+  });
+  // The ids whose price has rank [low, high) among `group`'s distinct prices (all: no group).
+  auto expectedIds = [&](std::optional<std::string> group, int64_t low, int64_t high) {
+    std::set<int64_t> prices;
+    for (const auto& [id, r] : model) {
+      if (!group || r.first == *group) prices.insert(r.second);
+    }
+    std::vector<int64_t> sorted(prices.begin(), prices.end());
+    std::vector<std::pair<int64_t, int64_t>> rows;  // (price, id)
+    for (const auto& [id, r] : model) {
+      if (group && r.first != *group) continue;
+      const auto rank = std::lower_bound(sorted.begin(), sorted.end(), r.second) - sorted.begin();
+      if (rank >= low && rank < high) rows.emplace_back(r.second, id);
+    }
+    std::sort(rows.begin(), rows.end());
+    std::vector<int64_t> ids;
+    for (const auto& row : rows) ids.push_back(row.second);
+    return ids;
+  };
+  auto run = [&](const RecordQuery& query, std::string* explain = nullptr) {
+    return withStore([&](RecordStore& store) {
+      std::shared_ptr<const RecordQueryPlan> plan = store.planQuery(query);
+      if (explain != nullptr) *explain = plan->explain();
+      std::vector<int64_t> ids;
+      auto cursor = store.executeQuery(*plan, std::nullopt, ExecuteProperties{});
+      for (const QueriedRecord& row : asList(*cursor).values)
+        ids.push_back(row.primaryKey.getInt(0));
+      return ids;
+    });
+  };
+  std::string explain;
+  EXPECT_EQ(run({.recordTypes = {"Order"}, .filter = Query::rank("price").lessThan(3)}, &explain),
+            expectedIds(std::nullopt, 0, 3));
+  EXPECT_EQ(explain, "Index(LB ([null],[3]) BY_RANK)");
+  EXPECT_EQ(
+      run({.recordTypes = {"Order"}, .filter = Query::rank("price").equalsValue(4)}, &explain),
+      expectedIds(std::nullopt, 4, 5));
+  EXPECT_EQ(explain, "Index(LB [[4],[4]] BY_RANK)");
+  EXPECT_EQ(run({.recordTypes = {"Order"}, .filter = Query::rank("price").greaterThanOrEquals(8)}),
+            expectedIds(std::nullopt, 8, 100));
+  // Within a group: the group's equality bounds the scan.
+  const QueryComponent inGroup =
+      Query::allOf(Query::field("name").equalsValue("a"),
+                   Query::rank(field("price").groupBy(field("name"))).lessThanOrEquals(1));
+  EXPECT_EQ(run({.recordTypes = {"Order"}, .filter = inGroup}, &explain), expectedIds("a", 0, 2));
+  EXPECT_EQ(explain, "Index(LBG ([a, null],[a, 1]] BY_RANK)");
+  // The rest of the filter over the scan, and a parameter for the rank.
+  const QueryComponent withRest = Query::allOf(Query::rank("price").lessThan(parameter("top")),
+                                               Query::field("email").notNull());
+  std::vector<int64_t> withEmail;
+  for (int64_t id : expectedIds(std::nullopt, 0, 5)) {
+    if (id % 4 == 0) withEmail.push_back(id);
+  }
+  withStore([&](RecordStore& store) {
+    std::shared_ptr<const RecordQueryPlan> plan =
+        store.planQuery({.recordTypes = {"Order"}, .filter = withRest});
+    EXPECT_EQ(plan->explain(), "Index(LB [[LESS_THAN $top]] BY_RANK) | email NOT_NULL");
+    Bindings bindings;
+    bindings.set("top", 5);
+    std::vector<int64_t> ids;
+    auto cursor = store.executeQuery(*plan, bindings, std::nullopt, ExecuteProperties{});
+    for (const QueriedRecord& row : asList(*cursor).values) ids.push_back(row.primaryKey.getInt(0));
+    EXPECT_EQ(ids, withEmail);
+  });
+  // Sorted by the score it ranks, descending.
+  std::vector<int64_t> top = expectedIds(std::nullopt, 0, 2);
+  std::vector<int64_t> reversed = run({.recordTypes = {"Order"},
+                                       .filter = Query::rank("price").lessThan(2),
+                                       .sort = field("price"),
+                                       .sortReverse = true},
+                                      &explain);
+  EXPECT_EQ(explain, "Index(LB ([null],[2]) BY_RANK REVERSE)");
+  std::vector<int64_t> topPrices, reversedPrices;
+  for (int64_t id : top) topPrices.push_back(model[id].second);
+  for (int64_t id : reversed) reversedPrices.push_back(model[id].second);
+  std::reverse(topPrices.begin(), topPrices.end());
+  EXPECT_EQ(reversedPrices, topPrices);
+
+  // What no rank scan answers.
+  auto unplannable = [&](const RecordQuery& query) {
+    withStore([&](RecordStore& store) {
+      EXPECT_THROW(store.planQuery(query), UnplannableQueryException)
+          << (query.filter ? query.filter->toString() : "");
+    });
+  };
+  unplannable({.recordTypes = {"Order"}, .filter = Query::rank("name").lessThan(3)});
+  unplannable({.recordTypes = {"Order"},
+               .filter = Query::rank(field("price").groupBy(field("name"))).lessThan(3)});
+  unplannable({.recordTypes = {"Order"},
+               .filter = Query::anyOf(Query::rank("price").lessThan(3),
+                                      Query::field("name").equalsValue("a"))});
+  unplannable({.recordTypes = {"Order"},
+               .filter = Query::rank("price").lessThan(3),
+               .sort = field("name")});
+  withStore([&](RecordStore& store) {
+    EXPECT_THROW(
+        store.planQuery({.recordTypes = {"Order"}, .filter = Query::rank("nope").lessThan(3)}),
+        InvalidQueryException);
+    store.markIndexWriteOnly("LB");
+    EXPECT_THROW(
+        store.planQuery({.recordTypes = {"Order"}, .filter = Query::rank("price").lessThan(3)}),
+        UnplannableQueryException);
+  });
+  EXPECT_EQ(Query::rank("price").lessThan(3).toString(), "rank(field(price)) LESS_THAN 3");
+  EXPECT_THROW(Query::rank("price").lessThan(3).eval(nullptr, Bindings{}), RecordCoreException);
 }
 
 }  // namespace

@@ -97,14 +97,17 @@ class RecordQueryPlan : public std::enable_shared_from_this<RecordQueryPlan> {
 // "Index(Order$price [[10],>)", "Index(Order$price ([null],[100]) REVERSE)".
 class RecordQueryIndexPlan : public RecordQueryPlan {
  public:
+  // byRank: a rank index scanned BY_RANK, its comparisons over (group..., rank):
+  // "Index(Order$rank ([null],[10]) BY_RANK)".
   RecordQueryIndexPlan(std::string indexName, ScanComparisons comparisons, bool reverse,
                        IndexFetchMethod fetchMethod = IndexFetchMethod::kScanAndFetch,
-                       size_t pipelineSize = 10);
+                       size_t pipelineSize = 10, bool byRank = false);
   const std::string& indexName() const { return indexName_; }
   const ScanComparisons& comparisons() const { return comparisons_; }
   bool isReverse() const override { return reverse_; }
   IndexFetchMethod fetchMethod() const { return fetchMethod_; }
   size_t pipelineSize() const { return pipelineSize_; }
+  bool byRank() const { return byRank_; }
   void appendExplain(std::string& out) const override;
   CursorPtr<QueriedRecord> execute(const QueryExecution& execution, const Bindings& bindings,
                                    const std::optional<fdb::Bytes>& continuation,
@@ -116,6 +119,7 @@ class RecordQueryIndexPlan : public RecordQueryPlan {
   bool reverse_;
   IndexFetchMethod fetchMethod_;
   size_t pipelineSize_;
+  bool byRank_;
 };
 
 // The records whose primary keys fall in a range, in primary-key order: "Scan(<,>)",

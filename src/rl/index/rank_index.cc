@@ -222,6 +222,8 @@ std::optional<TupleRange> RankIndexMaintainer::rankRangeToScoreRange(const Tuple
           fmt::format("index {}: a rank range bound is (group..., rank): {} elements, not {}",
                       index().name(), bound->size(), groupSize + 1));
     }
+    // A null rank is no bound (a scan's "[null]" below an upper bound alone).
+    if (bound->isNull(groupSize)) return std::nullopt;
     return bound->getInt(groupSize);
   };
   // A missing rank is -1 (low: from the first; high: to the last).

@@ -84,19 +84,21 @@ bool RecordQueryPlan::hasFullRecordScan() const { return anyFullScan(*this); }
 
 RecordQueryIndexPlan::RecordQueryIndexPlan(std::string indexName, ScanComparisons comparisons,
                                            bool reverse, IndexFetchMethod fetchMethod,
-                                           size_t pipelineSize)
+                                           size_t pipelineSize, bool byRank)
     : RecordQueryPlan(Kind::kIndex),
       indexName_(std::move(indexName)),
       comparisons_(std::move(comparisons)),
       reverse_(reverse),
       fetchMethod_(fetchMethod),
-      pipelineSize_(pipelineSize) {}
+      pipelineSize_(pipelineSize),
+      byRank_(byRank) {}
 
 void RecordQueryIndexPlan::appendExplain(std::string& out) const {
   out += "Index(";
   out += indexName_;
   out += ' ';
   out += comparisons_.toString();
+  if (byRank_) out += " BY_RANK";
   if (reverse_) out += " REVERSE";
   out += ')';
 }
