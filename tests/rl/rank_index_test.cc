@@ -227,9 +227,13 @@ TEST_F(RankIndexTest, RanksScoresAndScansByGroup) {
 void randomized(RankIndexTest& test, fdb::Database& db, const RecordMetaData& metaData,
                 bool countDuplicates, uint32_t seed) {
   std::mt19937 random(seed);
-  std::map<int64_t, std::pair<std::string, int64_t>> model;  // id -> (group, price)
+  std::map<int64_t, std::pair<std::string, int64_t>> committed;  // id -> (group, price)
+  std::map<int64_t, std::pair<std::string, int64_t>> model;      // in the transaction tried
   for (int round = 0; round < 25; ++round) {
     runInContext(db, [&](RecordContext& context) {
+      // A retried transaction starts again from what was committed, with the same steps.
+      model = committed;
+      random.seed(seed * 1000 + static_cast<uint32_t>(round));
       RecordStore store = RecordStore::open(context, testLocation(), metaData);
       for (int op = 0; op < 6; ++op) {
         const int64_t id = static_cast<int64_t>(random() % 30);
@@ -281,6 +285,7 @@ void randomized(RankIndexTest& test, fdb::Database& db, const RecordMetaData& me
                   expected);
       }
     });
+    committed = model;
   }
   const CheckReport report = StoreChecker(db, testLocation(), metaData).run();
   EXPECT_TRUE(report.ok()) << report.summary();
@@ -355,18 +360,34 @@ TEST_F(RankIndexTest, BuiltOnlineUnderConcurrentSaves) {
     small.recordsPerTransaction = 40;
     const IndexBuildReport report =
         OnlineIndexer(db, testLocation(), metaData, "LBG", small).run([&](const IndexBuildReport&) {
+          // The step's changes drawn first, applied to the model once committed (a retried
+          // transaction makes the same ones).
+          std::vector<std::pair<int64_t, std::optional<std::pair<std::string, int64_t>>>> changes;
+          for (int i = 0; i < 5; ++i) {
+            const int64_t id = static_cast<int64_t>(random() % 260);
+            if (random() % 3 == 0) {
+              changes.emplace_back(id, std::nullopt);
+            } else {
+              std::string group = random() % 2 == 0 ? "a" : "b";
+              changes.emplace_back(id, std::pair{group, static_cast<int64_t>(random() % 17)});
+            }
+          }
           withStore([&](RecordStore& store) {
-            for (int i = 0; i < 5; ++i) {
-              const int64_t id = static_cast<int64_t>(random() % 260);
-              if (random() % 3 == 0) {
-                store.deleteRecord(fdb::Tuple{id});
-                model.erase(id);
+            for (const auto& [id, change] : changes) {
+              if (change) {
+                store.saveRecord(makeOrder(id, change->first, change->second));
               } else {
-                model[id] = {random() % 2 == 0 ? "a" : "b", static_cast<int64_t>(random() % 17)};
-                store.saveRecord(makeOrder(id, model[id].first, model[id].second));
+                store.deleteRecord(fdb::Tuple{id});
               }
             }
           });
+          for (const auto& [id, change] : changes) {
+            if (change) {
+              model[id] = *change;
+            } else {
+              model.erase(id);
+            }
+          }
         });
     EXPECT_EQ(report.state, IndexState::kReadable);
     EXPECT_GT(report.transactions, 3);

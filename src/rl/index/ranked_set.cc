@@ -392,6 +392,11 @@ bool RankedSet::remove(std::string_view element) {
   const int64_t existing = existingValue ? decodeCount(*existingValue) : 0;
   if (existing <= 0) return false;
   const bool duplicate = existing > 1;
+  // Every read done before the first write.
+  std::array<Neighbors, kMaxLevels> neighbors;
+  for (size_t level = 1; level < levels; ++level) {
+    resolveNeighbors(static_cast<int>(level), element, *neighborReads[level], neighbors[level]);
+  }
   if (duplicate) {
     // One copy less; no key leaves any level.
     tr_.set(levelZeroKey, encodeCount(existing - 1));
@@ -400,8 +405,7 @@ bool RankedSet::remove(std::string_view element) {
   }
   for (size_t l = 1; l < levels; ++l) {
     const int level = static_cast<int>(l);
-    Neighbors rows;
-    resolveNeighbors(level, element, *neighborReads[l], rows);
+    const Neighbors& rows = neighbors[l];
     if (duplicate) {
       tr_.atomicOp(previousKey(level, element, rows, true), kMinusOneCount,
                    fdb::MutationType::kAdd);
