@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "record_store_test_util.h"
+#include "rl/index/index_maintainer.h"
+#include "rl/index/rank_index.h"
 #include "rl/index/ranked_set.h"
 #include "rl/metadata/key_expression.h"
 #include "rl/metadata/metadata_builder.h"
@@ -22,6 +24,7 @@
 #include "rl/query/record_query_planner.h"
 #include "rl/record_core_exception.h"
 #include "rl/store/online_indexer.h"
+#include "rl/store/record_store_state.h"
 #include "rl/store/store_checker.h"
 #include "test_database.h"
 
@@ -545,6 +548,76 @@ TEST_F(RankIndexTest, RankComparisonsArePlannedToRankScans) {
   });
   EXPECT_EQ(Query::rank("price").lessThan(3).toString(), "rank(field(price)) LESS_THAN 3");
   EXPECT_THROW(Query::rank("price").lessThan(3).eval(nullptr, Bindings{}), RecordCoreException);
+}
+
+TEST_F(RankIndexTest, AUniqueRankIndexRefusesASecondRecordWithAScore) {
+  RecordMetaDataBuilder builder(Order::descriptor()->file());
+  builder.addIndex("Order", Index("LB", field("price"), Index::kRank,
+                                  {{std::string(Index::kUniqueOption), "true"}}));
+  metaData = builder.build();
+  withStore([](RecordStore& store) {
+    store.saveRecord(makeOrder(1, "a", 10));
+    store.saveRecord(makeOrder(2, "a", 20));
+  });
+  EXPECT_THROW(withStore([](RecordStore& store) { store.saveRecord(makeOrder(3, "a", 10)); }),
+               RecordIndexUniquenessViolation);
+  withStore([](RecordStore& store) {
+    store.saveRecord(makeOrder(2, "a", 5));  // a record moving to a free score
+    EXPECT_EQ(store.rank("LB", makeOrder(2, "a", 5)), 0);
+    EXPECT_EQ(store.rank("LB", makeOrder(1, "a", 10)), 1);
+  });
+  EXPECT_TRUE(check().ok()) << check().summary();
+}
+
+TEST_F(RankIndexTest, DeleteRecordsWhereClearsWholeGroups) {
+  // Grouped by the primary key's first column, so a primary-key prefix names whole groups.
+  RecordMetaDataBuilder builder(Order::descriptor()->file());
+  builder.removeIndex("Order$name");
+  builder.removeIndex("Order$price");
+  builder.removeIndex("Order$email");
+  builder.addIndex("Order", Index("by_id", field("price").groupBy(field("id")), Index::kRank));
+  metaData = builder.build();
+  withStore([](RecordStore& store) {
+    store.saveRecord(makeOrder(1, "a", 10));
+    store.saveRecord(makeOrder(2, "a", 20));
+  });
+  withStore([](RecordStore& store) { store.deleteRecordsWhere(fdb::Tuple{1}); });
+  EXPECT_TRUE(keysWithPrefix(fdb::Tuple{3, "by_id", 1}.pack()).empty());
+  EXPECT_FALSE(keysWithPrefix(fdb::Tuple{3, "by_id", 2}.pack()).empty());
+  EXPECT_TRUE(keysWithPrefix(fdb::Tuple{2, "by_id", 1}.pack()).empty());
+  withStore([](RecordStore& store) {
+    EXPECT_EQ(store.scoreForRank("by_id", fdb::Tuple{1}, 0), std::nullopt);
+    EXPECT_EQ(store.scoreForRank("by_id", fdb::Tuple{2}, 0), fdb::Tuple{20});
+  });
+  EXPECT_TRUE(check().ok()) << check().summary();
+}
+
+TEST_F(RankIndexTest, AggregatesOverOneGroup) {
+  useIndexes();
+  withStore([](RecordStore& store) {
+    store.saveRecord(makeOrder(1, "a", 10));
+    store.saveRecord(makeOrder(2, "a", 10));
+    store.saveRecord(makeOrder(3, "a", 30));
+    store.saveRecord(makeOrder(4, "b", 5));
+    RecordStore::State& state = RecordStoreAccess::state(store);
+    IndexMaintainer& maintainer = state.maintainer(state.storeIndex("LBG"));
+    const KeyExpression root = state.metaData.index("LBG").rootExpression();
+    auto one = [](const fdb::Tuple& t) { return TupleRange::betweenInclusive(t, t); };
+    EXPECT_TRUE(maintainer.canEvaluateAggregate({"count_distinct", root}));
+    EXPECT_FALSE(maintainer.canEvaluateAggregate({"sum", root}));
+    EXPECT_EQ(maintainer.evaluateAggregate({"count_distinct", root}, one(fdb::Tuple{"a"}),
+                                           IsolationLevel::kSerializable),
+              fdb::Tuple{2});
+    EXPECT_EQ(maintainer.evaluateAggregate({"score_for_rank", root}, one(fdb::Tuple{"a", 1}),
+                                           IsolationLevel::kSerializable),
+              fdb::Tuple{30});
+    EXPECT_EQ(maintainer.evaluateAggregate({"rank_for_score", root}, one(fdb::Tuple{"a", 20}),
+                                           IsolationLevel::kSerializable),
+              fdb::Tuple{1});
+    EXPECT_THROW(maintainer.evaluateAggregate({"sum", root}, one(fdb::Tuple{"a"}),
+                                              IsolationLevel::kSerializable),
+                 RecordCoreArgumentException);
+  });
 }
 
 }  // namespace
