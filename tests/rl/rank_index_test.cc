@@ -521,6 +521,24 @@ TEST_F(RankIndexTest, RankComparisonsArePlannedToRankScans) {
   std::reverse(topPrices.begin(), topPrices.end());
   EXPECT_EQ(reversedPrices, topPrices);
 
+  // Two bounds of one rank, one scan.
+  EXPECT_EQ(run({.recordTypes = {"Order"},
+                 .filter = Query::allOf(Query::rank("price").greaterThanOrEquals(2),
+                                        Query::rank("price").lessThan(5))},
+                &explain),
+            expectedIds(std::nullopt, 2, 5));
+  EXPECT_EQ(explain, "Index(LB [[2],[5]) BY_RANK)");
+  // Without a rank comparison a rank index is a value index on its whole key.
+  EXPECT_EQ(run({.recordTypes = {"Order"},
+                 .filter = Query::field("price").lessThan(3),
+                 .allowedIndexes = std::vector<std::string>{"LB"}},
+                &explain)
+                .size(),
+            static_cast<size_t>(std::count_if(model.begin(), model.end(), [](const auto& entry) {
+              return entry.second.second < 3;
+            })));
+  EXPECT_EQ(explain, "Index(LB ([null],[3]))");
+
   // What no rank scan answers.
   auto unplannable = [&](const RecordQuery& query) {
     withStore([&](RecordStore& store) {
@@ -537,6 +555,12 @@ TEST_F(RankIndexTest, RankComparisonsArePlannedToRankScans) {
   unplannable({.recordTypes = {"Order"},
                .filter = Query::rank("price").lessThan(3),
                .sort = field("name")});
+  unplannable({.recordTypes = {"Order"},
+               .filter = Query::allOf(Query::rank("price").equalsValue(3),
+                                      Query::rank("price").lessThan(5))});
+  unplannable(
+      {.recordTypes = {"Order"},
+       .filter = Query::allOf(Query::rank("price").lessThan(3), Query::rank("name").lessThan(5))});
   withStore([&](RecordStore& store) {
     EXPECT_THROW(
         store.planQuery({.recordTypes = {"Order"}, .filter = Query::rank("nope").lessThan(3)}),

@@ -394,6 +394,11 @@ class RankIndexMaintainerFactory : public IndexMaintainerFactory {
   std::unique_ptr<IndexCheck> createCheck(const IndexCheckTarget& target) const override {
     return makeRankIndexCheck(target);
   }
+
+  // Its entries are a VALUE index's on the whole key, so comparisons and sorts of the
+  // grouped and ranked fields plan onto it as onto a VALUE index (as the Java Record
+  // Layer's planner plans a rank index without a rank comparison).
+  bool plannableAsValueScan() const override { return true; }
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Planning a query that compares a rank (Query::rank; docs/query.md, "Rank comparisons"): the
-// rank comparison, ANDed with the rest of the filter, becomes a BY_RANK scan of the readable
+// rank comparisons, ANDed with the rest of the filter, become a BY_RANK scan of the readable
 // rank index whose root is the rank's operand, bounded by the equalities on its group fields
 // and the rank comparison; the rest of the filter is a filter over that scan. The records come
 // in score order within the group.
@@ -70,14 +70,17 @@ std::optional<RecordQueryPlanPtr> planRankQuery(
   const QueryComponent& filter = *validated.filter;
   std::vector<QueryComponent> rest =
       filter.kind() == Kind::kAnd ? filter.children() : std::vector<QueryComponent>{filter};
-  std::optional<QueryComponent> rank;
+  // The rank comparisons of one operand bound one scan (rank >= 2 AND rank < 5).
+  std::vector<QueryComponent> ranks;
   for (auto it = rest.begin(); it != rest.end();) {
     if (it->kind() == Kind::kRank) {
-      if (rank) {
-        throw UnplannableQueryException(fmt::format(
-            "the filter {} compares two ranks; one rank comparison is planned", filter.toString()));
+      if (!ranks.empty() && !(it->rankOperand() == ranks.front().rankOperand())) {
+        throw UnplannableQueryException(
+            fmt::format("the filter {} compares ranks of two operands; the ranks of one are "
+                        "planned",
+                        filter.toString()));
       }
-      rank = *it;
+      ranks.push_back(*it);
       it = rest.erase(it);
     } else if (containsRank(*it)) {
       throw UnplannableQueryException(
@@ -88,14 +91,24 @@ std::optional<RecordQueryPlanPtr> planRankQuery(
       ++it;
     }
   }
-  const ComparisonType comparisonType = rank->comparison().type();
-  if (comparisonType != ComparisonType::kEquals && comparisonType != ComparisonType::kLessThan &&
-      comparisonType != ComparisonType::kLessThanOrEquals &&
-      comparisonType != ComparisonType::kGreaterThan &&
-      comparisonType != ComparisonType::kGreaterThanOrEquals) {
-    throw UnplannableQueryException(fmt::format(
-        "{}: a rank is compared by EQUALS, LESS_THAN(_OR_EQUALS) or GREATER_THAN(_OR_EQUALS)",
-        rank->toString()));
+  const QueryComponent* rank = &ranks.front();
+  size_t equalities = 0;
+  for (const QueryComponent& r : ranks) {
+    const ComparisonType type = r.comparison().type();
+    if (type != ComparisonType::kEquals && type != ComparisonType::kLessThan &&
+        type != ComparisonType::kLessThanOrEquals && type != ComparisonType::kGreaterThan &&
+        type != ComparisonType::kGreaterThanOrEquals) {
+      throw UnplannableQueryException(fmt::format(
+          "{}: a rank is compared by EQUALS, LESS_THAN(_OR_EQUALS) or GREATER_THAN(_OR_EQUALS)",
+          r.toString()));
+    }
+    if (type == ComparisonType::kEquals) ++equalities;
+  }
+  if (equalities > 0 && ranks.size() > 1) {
+    throw UnplannableQueryException(
+        fmt::format("the filter {} compares a rank for equality and more; one equality, or "
+                    "bounds, are planned",
+                    filter.toString()));
   }
 
   // The readable rank index ranking the operand over every queried type.
@@ -144,10 +157,10 @@ std::optional<RecordQueryPlanPtr> planRankQuery(
     comparisons.equalities.push_back(equality->comparison());
     rest.erase(equality);
   }
-  if (comparisonType == ComparisonType::kEquals) {
+  if (equalities > 0) {
     comparisons.equalities.push_back(rank->comparison());
   } else {
-    comparisons.inequalities.push_back(rank->comparison());
+    for (const QueryComponent& r : ranks) comparisons.inequalities.push_back(r.comparison());
   }
 
   // Score order within the group: a sort by the scores (or the whole key) is given.
