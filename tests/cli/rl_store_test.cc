@@ -718,6 +718,14 @@ TEST_F(RlStore, RankIndexScannedByRank) {
             "{\"id\":\"4\",\"price\":\"20\",\"customer\":\"a\"}\n"
             "{\"id\":\"1\",\"price\":\"30\",\"customer\":\"a\"}\n");
   EXPECT_EQ(rl({"check"}).exitCode, 0);
+  // The same ranks as a query.
+  EXPECT_EQ(ok({"explain"},
+               {"--type", "Order", "--where", "customer = \"a\" AND rank(price BY customer) < 2"}),
+            "Index(Order$rank-customer-price ([a, null],[a, 2]) BY_RANK)\n");
+  EXPECT_EQ(ok({"query"},
+               {"--type", "Order", "--where", "customer = \"a\" AND rank(price BY customer) < 2"}),
+            "{\"id\":\"2\",\"price\":\"10\",\"customer\":\"a\"}\n"
+            "{\"id\":\"4\",\"price\":\"20\",\"customer\":\"a\"}\n");
   expectError({"index", "scan"}, {"Order$price", "--by-rank", "0", "1"},
               "index Order$price has type value, not rank");
   expectError({"index", "scan"},

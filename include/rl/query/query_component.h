@@ -150,6 +150,7 @@ class Query {
     QueryComponent lessThanOrEquals(Comparand c) const;
     QueryComponent greaterThan(Comparand c) const;
     QueryComponent greaterThanOrEquals(Comparand c) const;
+    QueryComponent withComparison(Comparison comparison) const;
 
    private:
     QueryComponent compare(ComparisonType type, Comparand c) const;

@@ -214,16 +214,19 @@ QueryComponent Query::make(QueryComponent::Node node) {
 
 Query::Rank Query::rank(std::string_view field) { return Rank(rl::field(field)); }
 
-QueryComponent Query::Rank::compare(ComparisonType type, Comparand c) const {
+QueryComponent Query::Rank::withComparison(Comparison comparison) const {
   QueryComponent::Node node;
   node.kind = Kind::kRank;
   node.rankOperand = operand_;
-  if (auto* p = std::get_if<Parameter>(&c.value)) {
-    node.comparison = Comparison::ofParameter(type, std::move(p->name));
-  } else {
-    node.comparison = Comparison::of(type, std::move(std::get<fdb::TupleElement>(c.value)));
-  }
+  node.comparison = std::move(comparison);
   return make(std::move(node));
+}
+
+QueryComponent Query::Rank::compare(ComparisonType type, Comparand c) const {
+  if (auto* p = std::get_if<Parameter>(&c.value)) {
+    return withComparison(Comparison::ofParameter(type, std::move(p->name)));
+  }
+  return withComparison(Comparison::of(type, std::move(std::get<fdb::TupleElement>(c.value))));
 }
 
 QueryComponent Query::Rank::equalsValue(Comparand c) const {
