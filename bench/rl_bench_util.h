@@ -48,7 +48,8 @@ namespace rl::bench {
 
 inline constexpr std::string_view kPriceIndex = "price_idx";
 inline constexpr std::string_view kVersionIndex = "version_idx";
-inline constexpr int kRecords = 1000;  // every fixture holds IDs 0..999
+inline constexpr std::string_view kPriceRankIndex = "price_rank";  // a RANK index on price
+inline constexpr int kRecords = 1000;                              // every fixture holds IDs 0..999
 
 // The metadata of a benchmark's store: the bench schema, with or without the VALUE index
 // price_idx on price, split long records (100,000-byte chunks) and inline record versions,
@@ -61,6 +62,7 @@ struct Layout {
   bool split = false;
   bool versions = false;
   bool versionIndex = false;
+  bool rankIndex = false;  // price_rank instead of price_idx
 };
 
 inline RecordMetaData benchMetaData(Layout layout) {
@@ -76,6 +78,9 @@ inline RecordMetaData benchMetaData(Layout layout) {
   } else if (!layout.aggregate.empty()) {
     builder.addIndex("Order",
                      Index("agg", field("price").groupBy(field("customer")), layout.aggregate));
+  }
+  if (layout.rankIndex) {
+    builder.addIndex("Order", Index(std::string(kPriceRankIndex), field("price"), Index::kRank));
   }
   builder.setSplitLongRecords(layout.split);
   builder.setStoreRecordVersions(layout.versions);

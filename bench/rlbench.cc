@@ -9,6 +9,7 @@
 //                               (versions kept): each entry a SET_VERSIONSTAMPED_KEY at commit
 //   SaveRecordWithIndex/count   the same with a count index by customer instead (and /sum,
 //                               /max_ever: of price by customer), atomic mutations only
+//   SaveRecordWithIndex/rank    the same with the RANK index price_rank on price instead
 //   SaveSplitRecord             save one ~250 kB Order: three 100,000-byte chunks
 //   LoadRecord                  load one record by primary key (IDs 0..999 in turn)
 //   ScanRecords                 scan 100 records (IDs [k, k+100))
@@ -175,6 +176,25 @@ void checkVersionIndex(fdb::Database& db, const StoreLocation& location,
   });
 }
 
+// Checks that price_rank ranks records 0..count-1 by price: record k has rank k.
+void checkPriceRankIndex(fdb::Database& db, const StoreLocation& location,
+                         const RecordMetaData& metaData, int count) {
+  runInContext(db, [&](RecordContext& context) {
+    RecordStore store = RecordStore::open(context, location, metaData);
+    for (int64_t id = 0; id < count; ++id) {
+      check(store.scoreForRank(kPriceRankIndex, {}, id) == fdb::Tuple{priceOf(id)},
+            "score of rank " + std::to_string(id));
+    }
+    check(!store.scoreForRank(kPriceRankIndex, {}, count), "no score past the last rank");
+    auto cursor = store.scanIndex(kPriceRankIndex, TupleRange::all(), std::nullopt, {});
+    int64_t id = 0;
+    for (auto r = cursor->next(); r.hasValue(); r = cursor->next(), ++id) {
+      check(r.value().key == (fdb::Tuple{priceOf(id), id}), "rank entry " + std::to_string(id));
+    }
+    check(id == count, std::to_string(id) + " rank entries, not " + std::to_string(count));
+  });
+}
+
 // ---- Read fixtures ---------------------------------------------------------------------
 
 enum class Fixture { kPlain, kIndexed, kSplitVersioned };
@@ -246,7 +266,8 @@ enum class Save {
   kWithVersionIndex,
   kWithCount,
   kWithSum,
-  kWithMaxEver
+  kWithMaxEver,
+  kWithRankIndex
 };
 
 std::string_view aggregateOf(Save kind) {
@@ -290,12 +311,14 @@ void runSave(benchmark::State& state, Arm arm, Save kind) {
       : kind == Save::kSplit              ? Layout{.split = true}
       : kind == Save::kWithIndexVersioned ? Layout{.priceIndex = true, .versions = true}
       : kind == Save::kWithVersionIndex   ? Layout{.versions = true, .versionIndex = true}
+      : kind == Save::kWithRankIndex      ? Layout{.rankIndex = true}
                                           : Layout{.aggregate = aggregateOf(kind)};
   const size_t payloadSize = kind == Save::kSplit ? kSplitPayload : kSmallPayload;
   const std::string storeName = kind == Save::kWithIndex            ? "save_indexed"
                                 : kind == Save::kSplit              ? "save_split"
                                 : kind == Save::kWithIndexVersioned ? "save_indexed_versioned"
                                 : kind == Save::kWithVersionIndex   ? "save_version_indexed"
+                                : kind == Save::kWithRankIndex      ? "save_rank_indexed"
                                 : !aggregateOf(kind).empty()
                                     ? "save_" + std::string(aggregateOf(kind))
                                     : "save";
@@ -342,6 +365,7 @@ void runSave(benchmark::State& state, Arm arm, Save kind) {
         layout.versions, &digest);
     if (layout.priceIndex) checkPriceIndex(db, location, metaData, id);
     if (layout.versionIndex) checkVersionIndex(db, location, metaData, id);
+    if (layout.rankIndex) checkPriceRankIndex(db, location, metaData, id);
     if (!aggregateOf(kind).empty()) checkAggregateIndex(db, location, metaData, kind, id);
     digest.publish(state);
   } catch (const std::exception& e) {
@@ -636,7 +660,8 @@ void registerAll() {
           std::pair{"SaveRecordWithIndex/version", Save::kWithVersionIndex},
           std::pair{"SaveRecordWithIndex/count", Save::kWithCount},
           std::pair{"SaveRecordWithIndex/sum", Save::kWithSum},
-          std::pair{"SaveRecordWithIndex/max_ever", Save::kWithMaxEver}}) {
+          std::pair{"SaveRecordWithIndex/max_ever", Save::kWithMaxEver},
+          std::pair{"SaveRecordWithIndex/rank", Save::kWithRankIndex}}) {
       reg(name, [kind](benchmark::State& s, Arm a) { runSave(s, a, kind); })->Iterations(kRecords);
     }
     reg("LoadRecord", runLoad);

@@ -498,6 +498,40 @@ int tour(const std::string& protoDir) {
   });
   // [/guide:aggregate-indexes]
 
+  // [guide:rank-index]
+  // Rank the orders' prices within each customer.
+  rl::RecordMetaDataBuilder rankBuilder(shop::Order::descriptor()->file());
+  rankBuilder.addIndex(
+      "Order", rl::Index("Order$price_rank", rl::field("price").groupBy(rl::field("customer")),
+                         rl::Index::kRank));
+  rl::RecordMetaData rankMetaData = rankBuilder.build();
+  rl::StoreLocation ranked =
+      rl::StoreLocation::directory({"shop", "ranked"}, fdb::Tuple{"tenant", 1});
+  rl::runInContext(db, [&](rl::RecordContext& context) {
+    rl::RecordStore store = rl::RecordStore::open(context, ranked, rankMetaData);
+    for (int64_t id = 1; id <= kOrders; ++id) store.insertRecord(makeOrder(id));
+  });
+  rl::runInContext(db, [&](rl::RecordContext& context) {
+    rl::RecordStore store = rl::RecordStore::open(context, ranked, rankMetaData);
+    // Alice's orders 1, 4, 7, ..., 19 cost 450, 500, 550, ..., 750.
+    std::optional<int64_t> place = store.rank("Order$price_rank", makeOrder(1));  // 0: cheapest
+    std::optional<fdb::Tuple> third =
+        store.scoreForRank("Order$price_rank", fdb::Tuple{"alice"}, 2);  // her third price
+    int64_t below = store.rankForScore("Order$price_rank", fdb::Tuple{"alice"}, fdb::Tuple{500});
+    expect(place == 0 && third == fdb::Tuple{550} && below == 1, "alice's ranks");
+    // Alice's three cheapest orders: ranks 0 through 2.
+    rl::CursorPtr<rl::FetchedRecord> cheapest = store.scanIndexRecordsByRank(
+        "Order$price_rank",
+        rl::TupleRange::betweenInclusive(fdb::Tuple{"alice", 0}, fdb::Tuple{"alice", 2}),
+        std::nullopt, {});
+    std::vector<int64_t> ids;
+    for (auto next = cheapest->next(); next.hasValue(); next = cheapest->next()) {
+      ids.push_back(next.value().record->as<shop::Order>().id());
+    }
+    expect(ids == std::vector<int64_t>{1, 4, 7}, "alice's three cheapest orders");
+  });
+  // [/guide:rank-index]
+
   std::printf("tour ok\n");
   return 0;
 }

@@ -35,9 +35,9 @@ bool groupsEveryField(std::string_view type) { return type == "count" || type ==
 
 bool aggregatesLastField(std::string_view type) {
   static const std::vector<std::string_view> types = {
-      "count_not_null",  "sum",           "min_ever",       "max_ever",
-      "min_ever_long",   "max_ever_long", "min_ever_tuple", "max_ever_tuple",
-      "max_ever_version"};
+      "count_not_null",   "sum",           "min_ever",       "max_ever",
+      "min_ever_long",    "max_ever_long", "min_ever_tuple", "max_ever_tuple",
+      "max_ever_version", "rank"};
   return std::find(types.begin(), types.end(), type) != types.end();
 }
 

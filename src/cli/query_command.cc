@@ -144,6 +144,7 @@ void collectParameters(const QueryComponent& component, std::vector<std::string>
     case QueryComponent::Kind::kField:
     case QueryComponent::Kind::kOneOfThem:
     case QueryComponent::Kind::kVersion:
+    case QueryComponent::Kind::kRank:
       if (component.comparison().hasParameter()) {
         names.push_back(component.comparison().parameterName());
       }

@@ -116,6 +116,7 @@ struct IndexScanOptions {
   std::optional<std::string> to;
   std::optional<std::string> since;   // a record version, 24 hex digits
   std::optional<std::string> prefix;  // with --since: the columns before the version
+  std::vector<std::string> byRank;    // FROM TO, for a RANK index
   std::string fetch = "scan";
 };
 
@@ -174,28 +175,39 @@ void runIndexScan(const StoreArguments& args, const IndexScanOptions& indexOptio
   if (indexOptions.prefix && !indexOptions.since) {
     throw std::invalid_argument("--prefix goes with --since");
   }
-  TupleRange range = TupleRange::between(parseBound(indexOptions.from, "--from"),
-                                         parseBound(indexOptions.to, "--to"));
+  const bool byRank = !indexOptions.byRank.empty();
+  if (byRank && (indexOptions.from || indexOptions.to || indexOptions.since)) {
+    throw std::invalid_argument("--by-rank FROM TO takes the place of --from, --to and --since");
+  }
+  // Ranks FROM through TO: a rank alone, or (group..., rank).
+  TupleRange range = byRank ? TupleRange::betweenInclusive(
+                                  parseTupleOrElement(indexOptions.byRank.at(0), "--by-rank FROM"),
+                                  parseTupleOrElement(indexOptions.byRank.at(1), "--by-rank TO"))
+                            : TupleRange::between(parseBound(indexOptions.from, "--from"),
+                                                  parseBound(indexOptions.to, "--to"));
   checkScanOptions(options);
   fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadOnly);
   const RecordMetaData metaData = loadStoreMetaData(db, args);
   const Index& index = storeIndex(metaData, indexOptions.index);
   if (indexOptions.since) range = sinceRange(index, indexOptions);
   try {
-    printPaged(
-        db, location, metaData, options,
-        [&](RecordStore& store, const std::optional<fdb::Bytes>& continuation,
-            const ScanProperties& properties, std::vector<std::string>& rows) {
-          CursorPtr<FetchedRecord> cursor =
-              store.scanIndexRecords(indexOptions.index, range, continuation, properties, method);
-          auto result = cursor->next();
-          for (; result.hasValue(); result = cursor->next()) {
-            const FetchedRecord& fetched = result.value();
-            rows.push_back(options.json ? recordEnvelope(*fetched.record, fetched.entry.key())
-                                        : recordToJson(*fetched.record->record));
-          }
-          return result.continuation();
-        });
+    printPaged(db, location, metaData, options,
+               [&](RecordStore& store, const std::optional<fdb::Bytes>& continuation,
+                   const ScanProperties& properties, std::vector<std::string>& rows) {
+                 CursorPtr<FetchedRecord> cursor =
+                     byRank ? store.scanIndexRecordsByRank(indexOptions.index, range, continuation,
+                                                           properties)
+                            : store.scanIndexRecords(indexOptions.index, range, continuation,
+                                                     properties, method);
+                 auto result = cursor->next();
+                 for (; result.hasValue(); result = cursor->next()) {
+                   const FetchedRecord& fetched = result.value();
+                   rows.push_back(options.json
+                                      ? recordEnvelope(*fetched.record, fetched.entry.key())
+                                      : recordToJson(*fetched.record->record));
+                 }
+                 return result.continuation();
+               });
   } catch (const ScanNonReadableIndexException& e) {
     throw ScanNonReadableIndexException(std::string(e.what()) + "; rl index build builds it");
   }
@@ -264,6 +276,11 @@ void addRecordCommands(CLI::App& app) {
                         "hex digits, as rl get --json prints it), in commit order");
   indexScan->add_option("--prefix", indexOptions->prefix,
                         "With --since: the index's columns before its version, e.g. '(\"c-1\",)'");
+  indexScan
+      ->add_option("--by-rank", indexOptions->byRank,
+                   "For a RANK index: the records of ranks FROM through TO (0 is the lowest "
+                   "score), each a rank alone, 0, or with its group, '(\"game-1\", 0)'")
+      ->expected(2);
   indexScan
       ->add_option("--fetch", indexOptions->fetch,
                    "How records are fetched: scan (SCAN_AND_FETCH), remote (USE_REMOTE_FETCH) "

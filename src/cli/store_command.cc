@@ -360,9 +360,9 @@ void addSchemaOptions(CLI::App* command, CreateOptions& options) {
       "Add an index [INDEXTYPE:]TYPE:FIELD[,FIELD...] keyed by the fields in "
       "order (version() is the record's version): a value index TYPE$FIELD[-FIELD...] by "
       "default; version: a VERSION index of the same name; count:, sum:, min_ever:, "
-      "max_ever:, ... an aggregate named TYPE$FIELD[-FIELD...]$INDEXTYPE (count groups by "
-      "every field; the others aggregate the last field, grouped by those before it) "
-      "(repeatable)");
+      "max_ever:, ... an aggregate, rank: a RANK index, named TYPE$FIELD[-FIELD...]$INDEXTYPE "
+      "(count groups by every field; the others aggregate or rank the last field, grouped by "
+      "those before it) (repeatable)");
   command->add_option("--unique-index", options.uniqueIndexes,
                       "Add a unique VALUE index, as --index (repeatable)");
   command->add_option("--version", options.version,

@@ -908,6 +908,68 @@ TEST_F(RlStore, BadIndexScanArguments) {
               "--fetch x: the methods are scan, remote and fallback");
 }
 
+TEST_F(RlStore, RankIndexScannedByRank) {
+  EXPECT_EQ(ok({"store", "create"},
+               {"--proto", file("orders.proto"), "--index", "rank:Order:customer,price"}),
+            "Created the record store (\"shop\", \"orders\") in " + db_ +
+                ": format version 7, metadata version 2, record types Order, 2 indexes.\n");
+  EXPECT_NE(ok({"store", "info"})
+                .find("Order$customer-price$rank  rank   Order  grouping(concat(field(customer), "
+                      "field(price)), 1)"),
+            std::string::npos)
+      << ok({"store", "info"});
+  load(
+      "{\"id\": 1, \"customer\": \"a\", \"price\": 30}\n"
+      "{\"id\": 2, \"customer\": \"a\", \"price\": 10}\n"
+      "{\"id\": 3, \"customer\": \"b\", \"price\": 5}\n"
+      "{\"id\": 4, \"customer\": \"a\", \"price\": 20}\n");
+  // Ranks 0 through 1 of customer a: prices 10 and 20.
+  EXPECT_EQ(
+      ok({"index", "scan"}, {"Order$customer-price$rank", "--by-rank", "(\"a\", 0)", "(\"a\", 1)"}),
+      "{\"id\":\"2\",\"price\":\"10\",\"customer\":\"a\"}\n"
+      "{\"id\":\"4\",\"price\":\"20\",\"customer\":\"a\"}\n");
+  const std::string json = ok({"index", "scan"}, {"Order$customer-price$rank", "--by-rank",
+                                                  "(\"a\", 2)", "(\"a\", 9)", "--json"});
+  const nlohmann::json row = nlohmann::json::parse(json);
+  EXPECT_EQ(row["primary_key"], "(1,)") << json;
+  EXPECT_EQ(row["index_entry"], "(\"a\", 30, 1)") << json;
+  // Paged with --limit 1, resumed from the continuation.
+  RunResult first = rl({"index", "scan"}, {"Order$customer-price$rank", "--by-rank", "(\"a\", 0)",
+                                           "(\"a\", 2)", "--limit", "1"});
+  ASSERT_EQ(first.exitCode, 0) << first.err;
+  EXPECT_EQ(first.out, "{\"id\":\"2\",\"price\":\"10\",\"customer\":\"a\"}\n");
+  std::smatch match;
+  ASSERT_TRUE(std::regex_match(first.err, match, std::regex("continuation: ([0-9a-f]+)\n")))
+      << first.err;
+  EXPECT_EQ(ok({"index", "scan"}, {"Order$customer-price$rank", "--by-rank", "(\"a\", 0)",
+                                   "(\"a\", 2)", "--continuation", match[1]}),
+            "{\"id\":\"4\",\"price\":\"20\",\"customer\":\"a\"}\n"
+            "{\"id\":\"1\",\"price\":\"30\",\"customer\":\"a\"}\n");
+  EXPECT_EQ(rl({"check"}).exitCode, 0);
+  // The same ranks as a query.
+  EXPECT_EQ(ok({"explain"},
+               {"--type", "Order", "--where", "customer = \"a\" AND rank(price BY customer) < 2"}),
+            "Index(Order$customer-price$rank ([a, null],[a, 2]) BY_RANK)\n");
+  EXPECT_EQ(ok({"query"},
+               {"--type", "Order", "--where", "customer = \"a\" AND rank(price BY customer) < 2"}),
+            "{\"id\":\"2\",\"price\":\"10\",\"customer\":\"a\"}\n"
+            "{\"id\":\"4\",\"price\":\"20\",\"customer\":\"a\"}\n");
+  expectError({"index", "scan"}, {"Order$price", "--by-rank", "0", "1"},
+              "index Order$price has type value, not rank");
+  expectError({"index", "scan"},
+              {"Order$customer-price$rank", "--by-rank", "0", "1", "--from", "0"},
+              "--by-rank FROM TO takes the place of --from, --to and --since");
+}
+
+TEST_F(RlStore, UnknownIndexTypePrefix) {
+  expectError({"store", "create"},
+              {"--proto", file("orders.proto"), "--index", "text:Order:customer"},
+              "index Order$customer$text has type text, for which no index maintainer is "
+              "registered (registered types: count, count_not_null, count_updates, max_ever, "
+              "max_ever_long, max_ever_tuple, max_ever_version, min_ever, min_ever_long, "
+              "min_ever_tuple, rank, sum, value, version)");
+}
+
 TEST_F(RlStore, BadScanArguments) {
   create();
   expectError({"scan"}, {"--continuation", "abc"},

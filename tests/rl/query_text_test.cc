@@ -269,3 +269,22 @@ TEST(QueryText, CheckedAgainstTheMetaData) {
 
 }  // namespace
 }  // namespace rl
+
+namespace rl {
+namespace {
+
+TEST(QueryText, RankComparisons) {
+  EXPECT_EQ(filterOf("rank(price) < 10"), "rank(field(price)) LESS_THAN 10");
+  EXPECT_EQ(filterOf("RANK(price BY customer) <= $top AND customer = \"a\""),
+            "And([rank(grouping(concat(field(customer), field(price)), 1)) LESS_THAN_OR_EQUALS "
+            "$top, customer EQUALS a])");
+  // A field named rank is still a field.
+  EXPECT_EQ(filterOf("rank = 3"), "rank EQUALS 3");
+  EXPECT_EQ(errorOf([] { parseQueryFilter("rank(price) IN (1, 2)"); }),
+            "12: a rank is compared by =, <, <=, > or >=");
+  EXPECT_EQ(errorOf([] { parseQueryFilter("rank(price"); }),
+            "10: expected ')' to close RANK(, found the end of the query");
+}
+
+}  // namespace
+}  // namespace rl

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "fdb/tuple.h"
+#include "rl/metadata/key_expression.h"
 #include "rl/query/bindings.h"
 #include "rl/query/comparison.h"
 
@@ -50,13 +51,17 @@ class QueryComponent {
     kOr,               // some one of children()
     kNot,              // not child()
     kVersion,          // the record's version (Query::version()) compared by comparison()
+    kRank,             // the record's rank in rankOperand()'s rank index, by comparison()
   };
 
   Kind kind() const;
   // kField, kOneOfThem, kNested, kOneOfThemNested.
   const std::string& fieldName() const;
-  // kField, kOneOfThem.
+  // kField, kOneOfThem, kRank.
   const Comparison& comparison() const;
+  // kRank: what is ranked, as a rank index's root: grouping(concat(group..., score), 1), or
+  // the score field alone.
+  const KeyExpression& rankOperand() const;
   // kNested, kOneOfThemNested, kNot.
   const QueryComponent& child() const;
   // kAnd, kOr.
@@ -152,6 +157,28 @@ class Query {
     field.version_ = true;
     return field;
   }
+
+  // Comparisons of a record's rank (from 0, lowest score first) in the rank index whose
+  // root is `operand` (the Java Record Layer's Query.rank): Query::rank("score").lessThan(10),
+  // Query::rank(field("score").groupBy(field("game"))).lessThan(3) (the rank within the
+  // record's game). The planner answers them with a BY_RANK scan of that index; a record
+  // cannot evaluate one alone (eval throws RecordCoreException).
+  class Rank {
+   public:
+    explicit Rank(KeyExpression operand) : operand_(std::move(operand)) {}
+    QueryComponent equalsValue(Comparand c) const;
+    QueryComponent lessThan(Comparand c) const;
+    QueryComponent lessThanOrEquals(Comparand c) const;
+    QueryComponent greaterThan(Comparand c) const;
+    QueryComponent greaterThanOrEquals(Comparand c) const;
+    QueryComponent withComparison(Comparison comparison) const;
+
+   private:
+    QueryComponent compare(ComparisonType type, Comparand c) const;
+    KeyExpression operand_;
+  };
+  static Rank rank(std::string_view field);
+  static Rank rank(KeyExpression operand) { return Rank(std::move(operand)); }
 
   // AND / OR of two or more components (RecordCoreArgumentException for fewer).
   static QueryComponent allOf(std::vector<QueryComponent> children);

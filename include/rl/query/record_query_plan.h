@@ -93,21 +93,28 @@ class RecordQueryPlan : public std::enable_shared_from_this<RecordQueryPlan> {
   std::vector<RecordQueryPlanPtr> children_;
 };
 
+// How an index plan scans its index: by its entries' values (every index), by group (an
+// aggregate index, under a covering plan) or by rank (a rank index).
+enum class IndexPlanScan { kByValue, kByGroup, kByRank };
+
 // The records an index's entries in a range point to, fetched by the chosen method:
 // "Index(Order$price [[10],>)", "Index(Order$price ([null],[100]) REVERSE)".
 class RecordQueryIndexPlan : public RecordQueryPlan {
  public:
+  // kByRank: a rank index scanned BY_RANK, its comparisons over (group..., rank):
+  // "Index(Order$rank ([null],[10]) BY_RANK)".
   RecordQueryIndexPlan(std::string indexName, ScanComparisons comparisons, bool reverse,
                        IndexFetchMethod fetchMethod = IndexFetchMethod::kScanAndFetch,
-                       size_t pipelineSize = 10, bool byGroup = false);
+                       size_t pipelineSize = 10, IndexPlanScan scan = IndexPlanScan::kByValue);
   const std::string& indexName() const { return indexName_; }
   // Whether the index is scanned BY_GROUP (an aggregate index, under a covering plan):
   // "Index(Order$customer$count [[alice],[alice]] BY_GROUP)".
-  bool byGroup() const { return byGroup_; }
+  bool byGroup() const { return scan_ == IndexPlanScan::kByGroup; }
   const ScanComparisons& comparisons() const { return comparisons_; }
   bool isReverse() const override { return reverse_; }
   IndexFetchMethod fetchMethod() const { return fetchMethod_; }
   size_t pipelineSize() const { return pipelineSize_; }
+  bool byRank() const { return scan_ == IndexPlanScan::kByRank; }
   void appendExplain(std::string& out) const override;
   CursorPtr<QueriedRecord> execute(const QueryExecution& execution, const Bindings& bindings,
                                    const std::optional<fdb::Bytes>& continuation,
@@ -119,7 +126,7 @@ class RecordQueryIndexPlan : public RecordQueryPlan {
   bool reverse_;
   IndexFetchMethod fetchMethod_;
   size_t pipelineSize_;
-  bool byGroup_;
+  IndexPlanScan scan_;
 };
 
 // The records whose primary keys fall in a range, in primary-key order: "Scan(<,>)",

@@ -364,6 +364,29 @@ class RecordStore {
       IndexFetchMethod method = IndexFetchMethod::kScanAndFetch,
       IndexOrphanBehavior orphanBehavior = IndexOrphanBehavior::kError, size_t pipelineSize = 10);
 
+  // --- Rank indexes (docs/indexes.md, "RANK indexes") ---
+  // Each takes the name of a RANK index (RecordCoreArgumentException for another type) that
+  // is scannable (ScanNonReadableIndexException as scanIndex). A rank counts from 0, in score
+  // order within the group; equal scores share a rank unless the index counts duplicates.
+  // The rank of `record`'s score within its group; nullopt when the index has no entry for it.
+  std::optional<int64_t> rank(std::string_view indexName, const google::protobuf::Message& record);
+  // The score (the index's ranked columns) at `rank` within `group`; nullopt past the last.
+  std::optional<fdb::Tuple> scoreForRank(std::string_view indexName, const fdb::Tuple& group,
+                                         int64_t rank);
+  // The rank `score` has within `group`, or would have if some record had it.
+  int64_t rankForScore(std::string_view indexName, const fdb::Tuple& group,
+                       const fdb::Tuple& score);
+  // The entries whose scores have the ranks in `rankRange`, a range over (group..., rank)
+  // whose ends name one group; continuations as scanIndex's.
+  CursorPtr<IndexEntry> scanIndexByRank(std::string_view indexName, const TupleRange& rankRange,
+                                        const std::optional<fdb::Bytes>& continuation,
+                                        const ScanProperties& properties);
+  // The records of those entries, in rank order (the record at rank r: the range [r, r]).
+  CursorPtr<FetchedRecord> scanIndexRecordsByRank(std::string_view indexName,
+                                                  const TupleRange& rankRange,
+                                                  const std::optional<fdb::Bytes>& continuation,
+                                                  const ScanProperties& properties);
+
   // --- Queries (docs/query.md) ---
   // The plan for `query` on this store's metadata and the indexes readable in it now
   // (rl::RecordQueryPlanner). Include rl/query/record_query_planner.h to call these.

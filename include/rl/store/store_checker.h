@@ -71,6 +71,7 @@ enum class CheckProblemKind {
   kWrongIndexValue,      // a record's index entry is present with another value
   kDanglingIndexEntry,   // an entry whose record is missing or does not produce it
   kUniquenessViolation,  // two records share a value of a unique index, unrecorded
+  kBadRankedSet,         // a rank index's ranked set disagrees with its entries or itself
 };
 std::string_view checkProblemKindName(CheckProblemKind kind);  // "missing_index_entry", ...
 

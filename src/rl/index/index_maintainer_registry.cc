@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "rl/index/aggregate_index.h"
+#include "rl/index/rank_index.h"
 #include "rl/index/value_index.h"
 #include "rl/index/version_index.h"
 #include "rl/metadata/metadata_exception.h"
@@ -15,6 +16,7 @@ IndexMaintainerRegistry::IndexMaintainerRegistry() {
   add(valueIndexMaintainerFactory());
   add(versionIndexMaintainerFactory());
   for (std::string_view type : aggregateIndexTypes()) add(aggregateIndexMaintainerFactory(type));
+  add(rankIndexMaintainerFactory());
 }
 
 IndexMaintainerRegistry& IndexMaintainerRegistry::instance() {

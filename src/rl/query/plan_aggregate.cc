@@ -109,7 +109,7 @@ std::shared_ptr<const RecordQueryCoveringIndexPlan> RecordQueryPlanner::planCove
   }
   auto scan = std::make_shared<RecordQueryIndexPlan>(
       index.name(), std::move(comparisons), query.sortReverse, IndexFetchMethod::kScanAndFetch,
-      configuration_.pipelineSize, /*byGroup=*/true);
+      configuration_.pipelineSize, IndexPlanScan::kByGroup);
   return std::make_shared<RecordQueryCoveringIndexPlan>(std::move(scan), covered[0]->name(),
                                                         std::move(fields));
 }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "rl/index/index_maintainer.h"
+#include "rl/index/rank_index.h"
 #include "rl/query/query_execution.h"
 #include "rl/query/record_query_plan.h"
 #include "rl/record_core_exception.h"
@@ -90,7 +91,18 @@ CursorPtr<QueriedRecord> RecordQueryIndexPlan::execute(
   RecordStore::State& state = *execution.store;
   StoreIndex& storeIndex = state.storeIndex(indexName_);
   store::checkScannable(storeIndex);
-  const TupleRange range = comparisons_.toTupleRange(bindings);
+  TupleRange range = comparisons_.toTupleRange(bindings);
+  if (byRank()) {
+    // Ranks to the scores that have them (docs/indexes.md, "RANK indexes").
+    auto* rank = dynamic_cast<RankIndexMaintainer*>(&state.maintainer(storeIndex));
+    if (rank == nullptr) {
+      throw RecordCoreException("index " + indexName_ + " of type " + storeIndex.index->type() +
+                                " cannot be scanned BY_RANK");
+    }
+    std::optional<TupleRange> scores = rank->rankRangeToScoreRange(range);
+    if (!scores) return query::emptyCursor();
+    range = std::move(*scores);
+  }
   if (selectsNothing(range, fdb::Subspace::fromBytes(storeIndex.subspacePrefix))) {
     return query::emptyCursor();
   }

@@ -12,7 +12,8 @@ struct QueryComponent::Node {
   Kind kind = Kind::kAnd;
   std::string fieldName;
   std::optional<Comparison> comparison;
-  std::vector<QueryComponent> children;  // kAnd, kOr; {child} for the others with one
+  std::vector<QueryComponent> children;      // kAnd, kOr; {child} for the others with one
+  std::optional<KeyExpression> rankOperand;  // kRank
 };
 
 namespace {
@@ -50,6 +51,13 @@ const Comparison& QueryComponent::comparison() const {
     throw RecordCoreArgumentException("component " + toString() + " has no comparison");
   }
   return *node_->comparison;
+}
+
+const KeyExpression& QueryComponent::rankOperand() const {
+  if (!node_->rankOperand) {
+    throw RecordCoreArgumentException("component " + toString() + " is not a rank comparison");
+  }
+  return *node_->rankOperand;
 }
 
 const QueryComponent& QueryComponent::child() const {
@@ -143,6 +151,11 @@ std::optional<bool> QueryComponent::eval(const Message* record, const Bindings& 
       if (unknown) return std::nullopt;
       return false;
     }
+    case Kind::kRank:
+      // The rank is the index's to know (the planner scans it by rank).
+      throw RecordCoreException("the filter " + toString() +
+                                " is answered by a BY_RANK scan of its rank index, not record "
+                                "by record");
     case Kind::kNot: {
       const std::optional<bool> result = node.children[0].eval(record, bindings, version);
       if (!result) return std::nullopt;
@@ -184,6 +197,8 @@ std::string QueryComponent::toString() const {
     case Kind::kOr: return "Or([" + joined(node.children) + "])";
     case Kind::kNot: return "Not(" + node.children[0].toString() + ")";
     case Kind::kVersion: return "version " + node.comparison->toString();  // Java's form
+    case Kind::kRank:
+      return "rank(" + node.rankOperand->toString() + ") " + node.comparison->toString();
   }
   return "?";
 }
@@ -193,13 +208,46 @@ bool operator==(const QueryComponent& a, const QueryComponent& b) {
   const QueryComponent::Node& x = *a.node_;
   const QueryComponent::Node& y = *b.node_;
   return x.kind == y.kind && x.fieldName == y.fieldName && x.comparison == y.comparison &&
-         x.children == y.children;
+         x.children == y.children && x.rankOperand == y.rankOperand;
 }
 
 // --- Builders ---
 
 QueryComponent Query::make(QueryComponent::Node node) {
   return QueryComponent(std::make_shared<const QueryComponent::Node>(std::move(node)));
+}
+
+Query::Rank Query::rank(std::string_view field) { return Rank(rl::field(field)); }
+
+QueryComponent Query::Rank::withComparison(Comparison comparison) const {
+  QueryComponent::Node node;
+  node.kind = Kind::kRank;
+  node.rankOperand = operand_;
+  node.comparison = std::move(comparison);
+  return make(std::move(node));
+}
+
+QueryComponent Query::Rank::compare(ComparisonType type, Comparand c) const {
+  if (auto* p = std::get_if<Parameter>(&c.value)) {
+    return withComparison(Comparison::ofParameter(type, std::move(p->name)));
+  }
+  return withComparison(Comparison::of(type, std::move(std::get<fdb::TupleElement>(c.value))));
+}
+
+QueryComponent Query::Rank::equalsValue(Comparand c) const {
+  return compare(ComparisonType::kEquals, std::move(c));
+}
+QueryComponent Query::Rank::lessThan(Comparand c) const {
+  return compare(ComparisonType::kLessThan, std::move(c));
+}
+QueryComponent Query::Rank::lessThanOrEquals(Comparand c) const {
+  return compare(ComparisonType::kLessThanOrEquals, std::move(c));
+}
+QueryComponent Query::Rank::greaterThan(Comparand c) const {
+  return compare(ComparisonType::kGreaterThan, std::move(c));
+}
+QueryComponent Query::Rank::greaterThanOrEquals(Comparand c) const {
+  return compare(ComparisonType::kGreaterThanOrEquals, std::move(c));
 }
 
 QueryComponent Query::Field::withComparison(Comparison comparison) const {

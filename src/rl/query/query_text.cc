@@ -300,6 +300,9 @@ class Parser {
     if (isKeyword(word) && !equalsIgnoringCase(word, "ANY")) {
       fail(fmt::format("expected a condition (a field, NOT or '('), found {}", word));
     }
+    if (equalsIgnoringCase(word, "RANK") && outer_.empty() && parenthesisAfterWord(word)) {
+      return parseRank(word);
+    }
     const size_t start = pos_;
     if (acceptVersionCall()) {
       bool negated = false;
@@ -339,6 +342,49 @@ class Parser {
     leaves_.push_back(Leaf{onPath(full, comparison), start, pos_});
     QueryComponent component = onPath(steps, comparison);
     return negated ? Query::negate(std::move(component)) : component;
+  }
+
+  // Whether '(' follows `word` (at the current position), spaces allowed: rank(...) is a
+  // rank, a field named rank is compared as any field.
+  bool parenthesisAfterWord(std::string_view word) const {
+    size_t i = pos_ + word.size();
+    while (i < text_.size() && isSpace(text_[i])) ++i;
+    return i < text_.size() && text_[i] == '(';
+  }
+
+  // RANK(score [BY group, ...]) test: the record's rank (Query::rank) of `score` within its
+  // group. Its fields are checked when the query is planned.
+  QueryComponent parseRank(std::string_view word) {
+    const size_t start = pos_;
+    pos_ += word.size();
+    accept('(');
+    const std::string score = parseName("the ranked field in RANK(...)");
+    std::vector<KeyExpression> groups;
+    if (acceptKeyword("BY")) {
+      do {
+        groups.push_back(field(parseName("a group field in RANK(... BY ...)")));
+      } while (accept(','));
+    }
+    if (!accept(')')) fail(fmt::format("expected ')' to close RANK(, found {}", describeHere()));
+    const std::vector<Step> steps = {Step{"rank(" + score + ")"}};
+    skipSpace();
+    const size_t testStart = pos_;
+    bool negated = false;
+    const Comparison comparison = parseTest(steps, negated);
+    if (negated) failAt(testStart, "a rank is compared by =, <, <=, > or >=");
+    const KeyExpression operand = groups.empty() ? field(score) : field(score).groupByAll(groups);
+    Query::Rank rank(operand);
+    switch (comparison.type()) {
+      case ComparisonType::kEquals:
+      case ComparisonType::kLessThan:
+      case ComparisonType::kLessThanOrEquals:
+      case ComparisonType::kGreaterThan:
+      case ComparisonType::kGreaterThanOrEquals: break;
+      default: failAt(testStart, "a rank is compared by =, <, <=, > or >=");
+    }
+    QueryComponent component = rank.withComparison(comparison);
+    leaves_.push_back(Leaf{component, start, pos_});
+    return component;
   }
 
   // The comparison after a path; `negated` for NOT IN and NOT STARTS WITH.

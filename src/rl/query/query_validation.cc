@@ -116,6 +116,21 @@ class FilterChecker {
                                                   component.toString(), name, e.what()));
         }
       }
+      case Kind::kRank: {
+        if (!path.empty()) {
+          throw InvalidQueryException(
+              fmt::format("{}: {} is inside a nested match; compare a rank at the top", where(),
+                          component.toString()));
+        }
+        try {
+          component.rankOperand().validate(type_.descriptor());
+          return component.withComparison(
+              component.comparison().withComparandType(ComparandType::kInteger));
+        } catch (const std::exception& e) {
+          throw InvalidQueryException(
+              fmt::format("{}: {}: {}", where(), component.toString(), e.what()));
+        }
+      }
       case Kind::kNested:
       case Kind::kOneOfThemNested: {
         const bool repeated = component.kind() == Kind::kOneOfThemNested;

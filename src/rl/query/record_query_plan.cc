@@ -84,21 +84,22 @@ bool RecordQueryPlan::hasFullRecordScan() const { return anyFullScan(*this); }
 
 RecordQueryIndexPlan::RecordQueryIndexPlan(std::string indexName, ScanComparisons comparisons,
                                            bool reverse, IndexFetchMethod fetchMethod,
-                                           size_t pipelineSize, bool byGroup)
+                                           size_t pipelineSize, IndexPlanScan scan)
     : RecordQueryPlan(Kind::kIndex),
       indexName_(std::move(indexName)),
       comparisons_(std::move(comparisons)),
       reverse_(reverse),
       fetchMethod_(fetchMethod),
       pipelineSize_(pipelineSize),
-      byGroup_(byGroup) {}
+      scan_(scan) {}
 
 void RecordQueryIndexPlan::appendExplain(std::string& out) const {
   out += "Index(";
   out += indexName_;
   out += ' ';
   out += comparisons_.toString();
-  if (byGroup_) out += " BY_GROUP";
+  if (byGroup()) out += " BY_GROUP";
+  if (byRank()) out += " BY_RANK";
   if (reverse_) out += " REVERSE";
   out += ')';
 }

@@ -13,6 +13,7 @@
 
 #include "rl/index/index_maintainer_registry.h"
 #include "rl/query/java_format.h"
+#include "rl/query/plan_rank.h"
 #include "rl/query/planner_columns.h"
 #include "rl/query/query_validation.h"
 #include "rl/store/record_store_state.h"
@@ -992,6 +993,10 @@ RecordQueryPlanner::RecordQueryPlanner(const RecordStore& store,
 }
 
 RecordQueryPlanPtr RecordQueryPlanner::plan(const RecordQuery& query) const {
+  if (std::optional<RecordQueryPlanPtr> byRank =
+          query::planRankQuery(metaData_, indexStates_, configuration_, query)) {
+    return *byRank;
+  }
   return query::Planner(metaData_, indexStates_, configuration_, query).plan();
 }
 

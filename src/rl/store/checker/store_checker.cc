@@ -25,6 +25,7 @@ std::string_view checkProblemKindName(CheckProblemKind kind) {
     case CheckProblemKind::kWrongIndexValue: return "wrong_index_value";
     case CheckProblemKind::kDanglingIndexEntry: return "dangling_index_entry";
     case CheckProblemKind::kUniquenessViolation: return "uniqueness_violation";
+    case CheckProblemKind::kBadRankedSet: return "bad_ranked_set";
   }
   return "unknown";
 }
