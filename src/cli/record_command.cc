@@ -116,7 +116,7 @@ struct IndexScanOptions {
   std::optional<std::string> to;
   std::optional<std::string> since;   // a record version, 24 hex digits
   std::optional<std::string> prefix;  // with --since: the columns before the version
-  std::string fetch = "scan";
+  std::string fetch = "adaptive";
 };
 
 std::optional<fdb::Tuple> parseBound(const std::optional<std::string>& text, const char* option) {
@@ -272,8 +272,8 @@ void addRecordCommands(CLI::App& app) {
                         "With --since: the index's columns before its version, e.g. '(\"c-1\",)'");
   indexScan
       ->add_option("--fetch", indexOptions->fetch,
-                   "How records are fetched: scan (SCAN_AND_FETCH), remote (USE_REMOTE_FETCH) "
-                   "or fallback (remote, else scan)")
+                   "How records are fetched: adaptive (ADAPTIVE: chosen per scan), scan "
+                   "(SCAN_AND_FETCH), remote (USE_REMOTE_FETCH) or fallback (remote, else scan)")
       ->capture_default_str();
   indexScan->add_option("--limit", options->limit, "At most this many records; 0 for every one")
       ->capture_default_str();
