@@ -2,7 +2,8 @@
 // "Index fetch", "Cursors", "Cursor continuations"): cursors over a VALUE index's entries, and over
 // the records they point to, fetched either by the client (SCAN_AND_FETCH: an index scan, then one
 // pipelined record load per entry) or by the storage server (USE_REMOTE_FETCH: getMappedRange with
-// the Java Record Layer's mapper), or remote with a fallback to the client. Records come back as
+// the Java Record Layer's mapper), or remote with a fallback to the client, or either one chosen
+// per scan (ADAPTIVE: docs/index_fetch.md). Records come back as
 // stored (bytes, inline version, sizes) with their index entry; deserializing them is the record
 // store's job.
 //
