@@ -8,7 +8,8 @@
 //   split  records with a 100,000-byte payload, stored as two chunks.
 // Cases: small/split × limit1 (a scan over the whole index stopped after one row by a
 // returned-row limit) / rows10 (IDs 100..109: prices [1005, 1095]) / rows1000 (all) ×
-// forward/reverse × SCAN_AND_FETCH (pipeline size 10, the default) / USE_REMOTE_FETCH.
+// forward/reverse × SCAN_AND_FETCH (pipeline size 10, the default) / USE_REMOTE_FETCH /
+// ADAPTIVE (the method chosen per scan; docs/index_fetch.md).
 // Arms: `rl` (no added delay) and `rl_delay250` (a simulated 250 us one-way delay per round
 // trip: fdb::EngineOptions::oneWayDelayMicros).
 //
@@ -19,11 +20,11 @@
 // Before and after the timed loop an instrumented run asserts the path through the
 // transaction's round-trip counters: USE_REMOTE_FETCH makes mapped-range reads and no other
 // reads after the open; SCAN_AND_FETCH makes no mapped reads, and range reads for the index
-// plus one per record. Counters: rl_bench_util.h (OpMeter), and `path_mapped` /
-// `path_ranges` (the instrumented run's reads after the open). Times are wall time. Label:
-// digest=<hex> (result_digest.h) of the instrumented run's rows (index entries, fields,
-// payload checksums, keys per record, in order) and terminal reason: the same for both fetch
-// methods and both arms.
+// plus one per record; ADAPTIVE either of the two, the same before and after (`chose_remote`).
+// Counters: rl_bench_util.h (OpMeter), and `path_mapped` / `path_ranges` (the instrumented
+// run's reads after the open). Times are wall time. Label: digest=<hex> (result_digest.h) of
+// the instrumented run's rows (index entries, fields, payload checksums, keys per record, in
+// order) and terminal reason: the same for every fetch method and both arms.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -145,7 +146,9 @@ fdb::RoundTrips assertPath(ArmFixture& fixture, const Store& store, const Scan& 
     digest->add(noNextReasonName(reason));
   }
   const std::string method_name(indexFetchMethodName(method));
-  if (method == IndexFetchMethod::kUseRemoteFetch) {
+  const bool remotePath = method == IndexFetchMethod::kUseRemoteFetch ||
+                          (method == IndexFetchMethod::kAdaptive && path.mappedRangeReads > 0);
+  if (remotePath) {
     check(path.mappedRangeReads > 0 && path.rangeReads == 0 && path.reads == 0,
           method_name + ": mapped-range reads only (mapped " +
               std::to_string(path.mappedRangeReads) + ", ranges " +
@@ -166,6 +169,12 @@ void runIndexFetch(benchmark::State& state, Arm arm, Size size, Case c, bool rev
     ArmFixture& fixture = fixtureFor(arm);
     const Store& store = storeFor(fixture, size);
     const Scan scan = scanOf(c, reverse);
+    if (method == IndexFetchMethod::kAdaptive) {
+      // One scan first, so that the store's record sizes and the round-trip estimate are
+      // observed, as they are for any store in use.
+      std::vector<FetchedRecord> warmup;
+      runScan(fixture, store, scan, method, warmup);
+    }
     const fdb::RoundTrips pathBefore = assertPath(fixture, store, scan, method, size);
     OpMeter meter(fixture.db, state);
     std::vector<FetchedRecord> rows;
@@ -181,11 +190,17 @@ void runIndexFetch(benchmark::State& state, Arm arm, Size size, Case c, bool rev
     }
     ResultDigest digest;
     const fdb::RoundTrips pathAfter = assertPath(fixture, store, scan, method, size, &digest);
-    check(pathAfter == pathBefore, "the same path before and after the loop");
+    // ADAPTIVE may choose again as its observations move.
+    check(method == IndexFetchMethod::kAdaptive || pathAfter == pathBefore,
+          "the same path before and after the loop");
     meter.report(state);
     digest.publish(state);
     state.counters["path_mapped"] = static_cast<double>(pathAfter.mappedRangeReads);
     state.counters["path_ranges"] = static_cast<double>(pathAfter.rangeReads);
+    // ADAPTIVE: 1 when the instrumented runs took remote fetch's path, 0 for scan-and-fetch's.
+    if (method == IndexFetchMethod::kAdaptive) {
+      state.counters["chose_remote"] = pathAfter.mappedRangeReads > 0 ? 1 : 0;
+    }
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
@@ -197,7 +212,8 @@ void registerAll() {
       for (Case c : {Case::kLimit1, Case::kRows10, Case::kRows1000}) {
         for (bool reverse : {false, true}) {
           for (IndexFetchMethod method :
-               {IndexFetchMethod::kScanAndFetch, IndexFetchMethod::kUseRemoteFetch}) {
+               {IndexFetchMethod::kScanAndFetch, IndexFetchMethod::kUseRemoteFetch,
+                IndexFetchMethod::kAdaptive}) {
             const std::string name = std::string(sizeName(size)) + "/" + caseName(c) + "/" +
                                      (reverse ? "reverse" : "forward") + "/" +
                                      std::string(indexFetchMethodName(method)) + "/" + armName(arm);

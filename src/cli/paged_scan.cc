@@ -34,8 +34,9 @@ IndexFetchMethod parseFetch(const std::string& fetch) {
   if (fetch == "scan") return IndexFetchMethod::kScanAndFetch;
   if (fetch == "remote") return IndexFetchMethod::kUseRemoteFetch;
   if (fetch == "fallback") return IndexFetchMethod::kUseRemoteFetchWithFallback;
+  if (fetch == "adaptive") return IndexFetchMethod::kAdaptive;
   throw std::invalid_argument(
-      fmt::format("--fetch {}: the methods are scan, remote and fallback", fetch));
+      fmt::format("--fetch {}: the methods are adaptive, scan, remote and fallback", fetch));
 }
 
 }  // namespace rl::cli

@@ -64,7 +64,7 @@ struct ScanOptions {
 // hex.
 void checkScanOptions(const ScanOptions& options);
 
-// --fetch scan|remote|fallback. Throws std::invalid_argument for another name.
+// --fetch adaptive|scan|remote|fallback. Throws std::invalid_argument for another name.
 IndexFetchMethod parseFetch(const std::string& fetch);
 
 // Prints the rows of a scan as NDJSON in transactions of at most kScanBatch rows, each

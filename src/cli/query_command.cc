@@ -3,7 +3,7 @@
 //
 //   rl query --db file:/tmp/shop --path '("shop", "orders")' --type Order
 //            --where 'price >= 10 AND customer = "c-3"' [--sort price] [--reverse]
-//            [--skip N] [--limit N] [--fetch scan|remote|fallback] [--continuation HEX]
+//            [--skip N] [--limit N] [--fetch adaptive|scan|remote|fallback] [--continuation HEX]
 //            [--param NAME=VALUE]... [--json]
 //   rl explain (the same arguments) [--verbose]
 //
@@ -30,6 +30,7 @@
 #include "fdb/tuple_text.h"
 #include "paged_scan.h"
 #include "rl/context/record_context.h"
+#include "rl/index/index_fetch_chooser.h"
 #include "rl/query/bindings.h"
 #include "rl/query/queried_record.h"
 #include "rl/query/query_text.h"
@@ -51,7 +52,7 @@ struct QueryOptions {
   std::vector<std::string> types;
   std::optional<std::string> where;
   std::optional<std::string> sort;
-  std::string fetch = "scan";
+  std::string fetch = "adaptive";
   std::vector<std::string> params;  // NAME=VALUE
   bool verbose = false;             // rl explain: the planner's trace
 };
@@ -175,13 +176,15 @@ void checkBound(const RecordQuery& query, const Bindings& bindings) {
 struct Planned {
   RecordQueryPlanPtr plan;
   std::vector<std::string> trace;
+  // With --verbose: how each index of the plan fetches its records, and why.
+  std::vector<std::string> fetch;
 };
 
 // Plans the query in a transaction of its own, with the store's index states. Planning
 // errors name the option at fault: the filter was checked when parsed, so an invalid query
 // here is the sort's.
 Planned plan(fdb::Database& db, const StoreArguments& args, const RecordMetaData& metaData,
-             const RecordQuery& query, const QueryOptions& options) {
+             const RecordQuery& query, const QueryOptions& options, int rowLimit = 0) {
   Planned planned;
   RecordQueryPlannerConfiguration configuration;
   configuration.indexFetchMethod = parseFetch(options.fetch);
@@ -191,8 +194,26 @@ Planned plan(fdb::Database& db, const StoreArguments& args, const RecordMetaData
   try {
     planned.plan = runInContext(db, [&](RecordContext& context) {
       planned.trace.clear();
-      return RecordStore::openExisting(context, storeLocation(args), metaData)
-          .planQuery(query, configuration);
+      planned.fetch.clear();
+      RecordStore store = RecordStore::openExisting(context, storeLocation(args), metaData);
+      RecordQueryPlanPtr plan = store.planQuery(query, configuration);
+      if (options.verbose) {
+        for (const std::string& index : plan->usedIndexes()) {
+          if (configuration.indexFetchMethod != IndexFetchMethod::kAdaptive) {
+            planned.fetch.push_back(
+                fmt::format("fetch {}: {} (as asked)", index,
+                            indexFetchMethodName(configuration.indexFetchMethod)));
+            continue;
+          }
+          ExecuteProperties execute;
+          execute.returnedRowLimit = rowLimit;
+          const FetchChoice choice =
+              store.chooseIndexFetch(index, ScanProperties(execute, query.sortReverse));
+          planned.fetch.push_back(fmt::format("fetch {}: ADAPTIVE chooses {} now: {}", index,
+                                              indexFetchMethodName(choice.method), choice.reason));
+        }
+      }
+      return plan;
     });
   } catch (const InvalidQueryException& e) {
     if (!options.sort) throw;
@@ -240,24 +261,29 @@ void runQuery(const StoreArguments& args, const QueryOptions& options,
   }
 }
 
-void runExplain(const StoreArguments& args, const QueryOptions& options, bool reverse, bool json) {
+void runExplain(const StoreArguments& args, const QueryOptions& options, bool reverse, bool json,
+                int rowLimit) {
   parseParams(options.params);  // checked, though a plan is made without their values
   fdb::Database db = openStoreDatabase(args, DatabaseAccess::kReadOnly);
   const RecordMetaData metaData = loadStoreMetaData(db, args);
   const RecordQuery query = makeQuery(metaData, options, reverse);
-  const Planned planned = plan(db, args, metaData, query, options);
+  const Planned planned = plan(db, args, metaData, query, options, rowLimit);
   if (json) {
     const std::set<std::string> indexes = planned.plan->usedIndexes();
     nlohmann::ordered_json out;
     out["plan"] = planned.plan->explain();
     out["indexes"] = std::vector<std::string>(indexes.begin(), indexes.end());
     out["full_scan"] = planned.plan->hasFullRecordScan();
-    if (options.verbose) out["trace"] = planned.trace;
+    if (options.verbose) {
+      out["trace"] = planned.trace;
+      out["fetch"] = planned.fetch;
+    }
     fmt::print("{}\n", out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     return;
   }
   fmt::print("{}\n", planned.plan->explain());
   for (const std::string& line : planned.trace) fmt::print("{}\n", line);
+  for (const std::string& line : planned.fetch) fmt::print("{}\n", line);
 }
 
 // The options `rl query` and `rl explain` share.
@@ -273,8 +299,8 @@ void addQueryOptions(CLI::App* command, QueryOptions& options, ScanOptions& scan
   command->add_flag("--reverse", scanOptions.reverse, "The --sort descending");
   command
       ->add_option("--fetch", options.fetch,
-                   "How index plans fetch records: scan (SCAN_AND_FETCH), remote "
-                   "(USE_REMOTE_FETCH) or fallback (remote, else scan)")
+                   "How index plans fetch records: adaptive (ADAPTIVE: chosen per scan), scan "
+                   "(SCAN_AND_FETCH), remote (USE_REMOTE_FETCH) or fallback (remote, else scan)")
       ->capture_default_str();
   command->add_option("--param", options.params,
                       "NAME=VALUE: the value of $NAME in --where, in the tuple syntax (\"c-3\", "
@@ -316,13 +342,14 @@ void addQueryCommands(CLI::App& app) {
                     "Also print every candidate scan the planner considered and why it lost");
   // Accepted so that a query's command line explains as it is; they do not change the plan.
   explain->add_option("--skip", explainScan->skip, "As rl query's (does not change the plan)");
-  explain->add_option("--limit", explainScan->limit, "As rl query's (does not change the plan)");
+  explain->add_option("--limit", explainScan->limit,
+                      "As rl query's (does not change the plan; --verbose costs the fetch for it)");
   explain->add_option("--continuation", explainScan->continuation,
                       "As rl query's (does not change the plan)");
   explain->add_flag("--json", explainScan->json,
                     "Print {\"plan\", \"indexes\", \"full_scan\"} (and \"trace\" with --verbose)");
   explain->callback([args, options, explainScan] {
-    runExplain(*args, *options, explainScan->reverse, explainScan->json);
+    runExplain(*args, *options, explainScan->reverse, explainScan->json, explainScan->limit);
   });
 }
 

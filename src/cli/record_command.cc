@@ -117,7 +117,7 @@ struct IndexScanOptions {
   std::optional<std::string> since;   // a record version, 24 hex digits
   std::optional<std::string> prefix;  // with --since: the columns before the version
   std::vector<std::string> byRank;    // FROM TO, for a RANK index
-  std::string fetch = "scan";
+  std::string fetch = "adaptive";
 };
 
 std::optional<fdb::Tuple> parseBound(const std::optional<std::string>& text, const char* option) {
@@ -283,8 +283,8 @@ void addRecordCommands(CLI::App& app) {
       ->expected(2);
   indexScan
       ->add_option("--fetch", indexOptions->fetch,
-                   "How records are fetched: scan (SCAN_AND_FETCH), remote (USE_REMOTE_FETCH) "
-                   "or fallback (remote, else scan)")
+                   "How records are fetched: adaptive (ADAPTIVE: chosen per scan), scan "
+                   "(SCAN_AND_FETCH), remote (USE_REMOTE_FETCH) or fallback (remote, else scan)")
       ->capture_default_str();
   indexScan->add_option("--limit", options->limit, "At most this many records; 0 for every one")
       ->capture_default_str();

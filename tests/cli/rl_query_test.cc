@@ -103,14 +103,27 @@ TEST_F(RlQuery, ExplainPrintsThePlan) {
 }
 
 TEST_F(RlQuery, ExplainVerboseSaysWhyEachOtherCandidateLost) {
-  EXPECT_EQ(explain({"--where", R"(price >= 50 AND customer = "c-1")", "--verbose"}),
-            "Index(Order$customer-price [[c-1, 50],[c-1]])\n"
-            "candidates for [price GREATER_THAN_OR_EQUALS 50, customer EQUALS c-1]:\n"
-            "  the primary-key scan: answers no comparison\n"
-            "  index Order$customer-price: chosen (2 comparison(s), 0 left to a filter): "
-            "Index(Order$customer-price [[c-1, 50],[c-1]])\n"
-            "  index Order$price: lost, answers 1 comparison(s), the chosen scan 2: "
-            "Index(Order$price [[50],>)\n");
+  const std::string candidates =
+      "Index(Order$customer-price [[c-1, 50],[c-1]])\n"
+      "candidates for [price GREATER_THAN_OR_EQUALS 50, customer EQUALS c-1]:\n"
+      "  the primary-key scan: answers no comparison\n"
+      "  index Order$customer-price: chosen (2 comparison(s), 0 left to a filter): "
+      "Index(Order$customer-price [[c-1, 50],[c-1]])\n"
+      "  index Order$price: lost, answers 1 comparison(s), the chosen scan 2: "
+      "Index(Order$price [[50],>)\n";
+  EXPECT_EQ(
+      explain({"--where", R"(price >= 50 AND customer = "c-1")", "--verbose", "--fetch", "scan"}),
+      candidates + "fetch Order$customer-price: SCAN_AND_FETCH (as asked)\n");
+  // ADAPTIVE (the default) says what it would choose now and the estimate behind it (the
+  // round-trip time observed varies, so only its shape is checked).
+  const std::string adaptive =
+      explain({"--where", R"(price >= 50 AND customer = "c-1")", "--verbose", "--limit", "3"});
+  ASSERT_EQ(adaptive.substr(0, candidates.size()), candidates);
+  const std::string fetch = adaptive.substr(candidates.size());
+  EXPECT_EQ(fetch.rfind("fetch Order$customer-price: ADAPTIVE chooses ", 0), 0u) << fetch;
+  EXPECT_NE(fetch.find("3 rows (the row limit)"), std::string::npos) << fetch;
+  EXPECT_NE(fetch.find("SCAN_AND_FETCH ~"), std::string::npos) << fetch;
+  EXPECT_NE(fetch.find("USE_REMOTE_FETCH ~"), std::string::npos) << fetch;
   EXPECT_EQ(explain({"--where", "price < 30", "--json"}),
             R"j({"plan":"Index(Order$price ([null],[30]))","indexes":["Order$price"],)j"
             R"j("full_scan":false})j"
@@ -120,7 +133,7 @@ TEST_F(RlQuery, ExplainVerboseSaysWhyEachOtherCandidateLost) {
             R"("trace":["candidates for [one of tags EQUALS t1]:",)"
             R"("  the primary-key scan: answers no comparison",)"
             R"("  index Order$customer-price: answers no comparison",)"
-            R"("  index Order$price: answers no comparison"]})"
+            R"("  index Order$price: answers no comparison"],"fetch":[]})"
             "\n");
 }
 
@@ -197,6 +210,7 @@ TEST_F(RlQuery, EveryFetchMethodFindsTheSameRecords) {
   EXPECT_EQ(scanned, printed({5, 6, 7, 8, 9, 10, 11, 12}));
   EXPECT_EQ(query({"--where", "price > 40", "--fetch", "remote"}), scanned);
   EXPECT_EQ(query({"--where", "price > 40", "--fetch", "fallback"}), scanned);
+  EXPECT_EQ(query({"--where", "price > 40", "--fetch", "adaptive"}), scanned);
 }
 
 TEST_F(RlQuery, Parameters) {
@@ -256,7 +270,8 @@ TEST_F(RlQuery, BadQueriesAreOneErrorLine) {
   expectError({"--sort", "price,"},
               "--sort at character 7: expected a field to sort by, found the end of the text");
   expectError({"--reverse"}, "--reverse reverses the --sort: give one, e.g. --sort price");
-  expectError({"--fetch", "fast"}, "--fetch fast: the methods are scan, remote and fallback");
+  expectError({"--fetch", "fast"},
+              "--fetch fast: the methods are adaptive, scan, remote and fallback");
   expectError({"--where", "price < $max", "--param", "max"},
               "--param max: a parameter is NAME=VALUE, e.g. max=100 or 'statuses=(1, 2)'");
   expectError({"--where", "price < $max", "--param", "max=ten"},

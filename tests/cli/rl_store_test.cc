@@ -864,7 +864,7 @@ TEST_F(RlStore, IndexScanInIndexOrderByEveryFetchMethod) {
   load(kPricedOrders);
   // By (price, id); no price (null) first.
   const std::string byPrice = pricedLines({6, 2, 4, 7, 3, 8, 1, 5});
-  for (const char* fetch : {"scan", "remote", "fallback"}) {
+  for (const char* fetch : {"adaptive", "scan", "remote", "fallback"}) {
     EXPECT_EQ(ok({"index", "scan"}, {"Order$price", "--fetch", fetch}), byPrice) << fetch;
     // [100, 300): prices 100 and 200.
     EXPECT_EQ(
@@ -905,7 +905,7 @@ TEST_F(RlStore, BadIndexScanArguments) {
   expectError({"index", "scan"}, {"Order$nope"},
               "no index Order$nope (the store's indexes: Order$price)");
   expectError({"index", "scan"}, {"Order$price", "--fetch", "x"},
-              "--fetch x: the methods are scan, remote and fallback");
+              "--fetch x: the methods are adaptive, scan, remote and fallback");
 }
 
 TEST_F(RlStore, RankIndexScannedByRank) {

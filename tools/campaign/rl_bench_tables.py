@@ -104,6 +104,25 @@ def indexfetch(runs):
               f"{fmt(median(remote, 'round_trips'))} |")
 
 
+    print()
+    print("| arm | case | ADAPTIVE chose | ADAPTIVE / better fixed (wall) | CPU ADAPTIVE / better "
+          "fixed | remote / scan (wall) |")
+    print("|---|---|---|---|---|---|")
+    for key in sorted(by_case, key=lambda k: (k[3], k[0], ["limit1", "rows10", "rows1000"].index(k[1]), k[2])):
+        size, case, direction, arm = key
+        methods = by_case[key]
+        scan, remote = methods.get("SCAN_AND_FETCH"), methods.get("USE_REMOTE_FETCH")
+        adaptive = methods.get("ADAPTIVE")
+        if not scan or not remote or not adaptive:
+            continue
+        s, r, a = (median(m, "real_time") for m in (scan, remote, adaptive))
+        cs, cr, ca = (median(m, "cpu_time") for m in (scan, remote, adaptive))
+        chose = "remote" if median(adaptive, "chose_remote") >= 0.5 else "scan"
+        cpu_text = f"{ca / min(cs, cr):.2f}" if arm == "rl" else "-"
+        print(f"| {arm} | {size}/{case}/{direction} | {chose} | {a / min(s, r):.2f} | {cpu_text} | "
+              f"{r / s:.2f} |")
+
+
 def paired_ratios(base, other):
     """Ratios other / base of the repetitions run in the same round."""
     paired = {}

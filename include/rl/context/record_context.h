@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,6 +56,10 @@ class RecordContext {
   // The transaction, for raw key-value work. Throws RecordCoreException once the context has
   // committed.
   fdb::Transaction& transaction();
+
+  // The database the context was made on (null for a context on a bare transaction): whose
+  // observations adaptive index fetch uses (rl/index/index_fetch_chooser.h).
+  const std::shared_ptr<fdb::DatabaseBackend>& databaseBackend() const { return database_; }
 
   // When this attempt of the context began: the start of scan time limits.
   std::chrono::steady_clock::time_point createTime() const { return createTime_; }
@@ -116,6 +121,7 @@ class RecordContext {
   void resetState();
 
   fdb::Transaction transaction_;
+  std::shared_ptr<fdb::DatabaseBackend> database_;
   std::chrono::steady_clock::time_point createTime_;
   uint32_t nextLocalVersion_ = 0;
   std::map<fdb::Bytes, std::pair<fdb::MutationType, fdb::Bytes>, std::less<>> versionMutations_;

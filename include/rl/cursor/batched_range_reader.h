@@ -1,7 +1,9 @@
 // rl::BatchedRangeReader — the rows of a key range read in batches, for cursors: each batch's
 // rows are views into that batch's result, which the reader keeps alive (and shares through
 // batch()), and the next batch is requested as soon as one arrives, so that it is on its
-// way while this one is consumed. The row limit, if any, is spread over the batches.
+// way while this one is consumed. The row limit, if any, is spread over the batches. A source
+// with `int nextBatchRows(const Result& batch)` sizes the batches after `batch` itself (a row
+// count read in EXACT mode; 0: the streaming mode decides).
 //
 // `Source` issues one batch: `fdb::Future<Result> read(const fdb::KeySelector& begin,
 // const fdb::KeySelector& end, const fdb::RangeOptions& options)`, Result being
@@ -15,6 +17,7 @@
 // Thread-safety: one thread at a time.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -57,6 +60,9 @@ class BatchedRangeReader {
       index_ = 0;
       const Result& batch = *batch_;
       if (rowLimit_ != 0) rowsLeftToAsk_ -= static_cast<int>(batch.rows.size());
+      if constexpr (requires { source_.nextBatchRows(batch); }) {
+        batchRows_ = source_.nextBatchRows(batch);
+      }
       if (batch.more && !batch.rows.empty() && (rowLimit_ == 0 || rowsLeftToAsk_ > 0)) {
         // Ask for the next batch now, so that it arrives while this one is consumed.
         const std::string_view lastKey = batch.rows.back().key;
@@ -80,6 +86,11 @@ class BatchedRangeReader {
     fdb::RangeOptions options;
     options.limit = rowLimit_ == 0 ? 0 : rowsLeftToAsk_;
     options.mode = mode_;
+    if (batchRows_ > 0) {
+      // The source sized the batch itself: exactly that many rows (or the rows left).
+      options.limit = options.limit == 0 ? batchRows_ : std::min(options.limit, batchRows_);
+      options.mode = fdb::StreamingMode::kExact;
+    }
     options.iteration = iteration_++;
     options.reverse = reverse_;
     pending_ = source_.read(begin_, end_, options);
@@ -94,6 +105,7 @@ class BatchedRangeReader {
   fdb::StreamingMode mode_;
   bool reverse_;
   int iteration_ = 1;
+  int batchRows_ = 0;  // > 0: the source's size for the next batch
   int batchesRequested_ = 0;
   std::optional<fdb::Future<Result>> pending_;
   std::shared_ptr<const Result> batch_;

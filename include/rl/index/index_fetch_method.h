@@ -8,6 +8,9 @@
 //     to its record's key-values. The store prefix must decode as a tuple the server parses.
 //   USE_REMOTE_FETCH_WITH_FALLBACK: remote fetch, or scan-and-fetch when remote fetch cannot
 //     be used or fails once (from the last result returned; a second failure is surfaced).
+//   ADAPTIVE: one of the two, chosen per scan by a cost model from the row limit, the store's
+//     observed record sizes, the database's observed round-trip time and whether remote fetch
+//     can serve the scan (docs/index_fetch.md); a remote choice falls back as WITH_FALLBACK.
 //
 // Thread-safety: plain values.
 #pragma once
@@ -18,7 +21,12 @@
 
 namespace rl {
 
-enum class IndexFetchMethod { kScanAndFetch, kUseRemoteFetch, kUseRemoteFetchWithFallback };
+enum class IndexFetchMethod {
+  kScanAndFetch,
+  kUseRemoteFetch,
+  kUseRemoteFetchWithFallback,
+  kAdaptive,
+};
 std::string_view indexFetchMethodName(IndexFetchMethod method);  // "SCAN_AND_FETCH", ...
 
 // An index entry whose record does not exist (an "orphan").

@@ -45,8 +45,9 @@ class UnplannableQueryException : public RecordCoreException {
 };
 
 struct RecordQueryPlannerConfiguration {
-  // How index plans fetch their records (docs/format.md, "Index fetch").
-  IndexFetchMethod indexFetchMethod = IndexFetchMethod::kScanAndFetch;
+  // How index plans fetch their records (docs/format.md, "Index fetch"; ADAPTIVE chooses per
+  // scan: docs/index_fetch.md).
+  IndexFetchMethod indexFetchMethod = IndexFetchMethod::kAdaptive;
   // Record loads in flight for SCAN_AND_FETCH and Fetch plans.
   size_t pipelineSize = 10;
   // A sort no index gives: sorted in memory (RecordQuerySortPlan) instead of refused, for

@@ -60,6 +60,8 @@ class MessageFactory;
 
 namespace rl {
 
+struct FetchChoice;  // rl/index/index_fetch_chooser.h
+
 class Bindings;                          // rl/query/bindings.h
 class RecordQueryPlan;                   // rl/query/record_query_plan.h
 struct RecordQuery;                      // rl/query/record_query.h
@@ -363,6 +365,11 @@ class RecordStore {
       const std::optional<fdb::Bytes>& continuation, const ScanProperties& properties,
       IndexFetchMethod method = IndexFetchMethod::kScanAndFetch,
       IndexOrphanBehavior orphanBehavior = IndexOrphanBehavior::kError, size_t pipelineSize = 10);
+  // What IndexFetchMethod::kAdaptive would choose now for a scan of the VALUE index
+  // `indexName` with `properties`, and why (docs/index_fetch.md). Include
+  // rl/index/index_fetch_chooser.h to call it.
+  FetchChoice chooseIndexFetch(std::string_view indexName, const ScanProperties& properties,
+                               size_t pipelineSize = 10);
 
   // --- Rank indexes (docs/indexes.md, "RANK indexes") ---
   // Each takes the name of a RANK index (RecordCoreArgumentException for another type) that

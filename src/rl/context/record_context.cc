@@ -6,7 +6,9 @@
 
 namespace rl {
 
-RecordContext::RecordContext(fdb::Database db) : RecordContext(db.createTransaction()) {}
+RecordContext::RecordContext(fdb::Database db) : RecordContext(db.createTransaction()) {
+  database_ = db.backend();
+}
 
 RecordContext::RecordContext(fdb::Transaction transaction)
     : transaction_(std::move(transaction)), createTime_(std::chrono::steady_clock::now()) {}

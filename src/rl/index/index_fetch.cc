@@ -10,6 +10,7 @@
 #include "rl/cursor/cursor_limit_manager.h"
 #include "rl/cursor/fallback_cursor.h"
 #include "rl/cursor/key_value_cursor.h"
+#include "rl/index/index_fetch_chooser.h"
 #include "rl/index/remote_fetch_mapper.h"
 #include "rl/store/keyspace.h"
 
@@ -20,6 +21,7 @@ std::string_view indexFetchMethodName(IndexFetchMethod method) {
     case IndexFetchMethod::kScanAndFetch: return "SCAN_AND_FETCH";
     case IndexFetchMethod::kUseRemoteFetch: return "USE_REMOTE_FETCH";
     case IndexFetchMethod::kUseRemoteFetchWithFallback: return "USE_REMOTE_FETCH_WITH_FALLBACK";
+    case IndexFetchMethod::kAdaptive: return "ADAPTIVE";
   }
   return "UNKNOWN";
 }
@@ -159,6 +161,14 @@ CursorPtr<IndexedRawRecord> scanAndFetch(RecordContext& context, const IndexScan
 
 // --- USE_REMOTE_FETCH ---
 
+// A mapped batch larger than this is not kept alive by entries whose records were copied out
+// of it (RemoteFetchCursor::next).
+constexpr size_t kPinnedBatchBytes = 128 << 10;
+// Mapped entries of at least this many bytes (with their records) get batches of about
+// kMappedBatchBytes.
+constexpr size_t kLargeMappedEntryBytes = 16 << 10;
+constexpr size_t kMappedBatchBytes = 2 << 20;
+
 // The index scan of a KeyValueCursor, read with getMappedRange: each entry comes with its
 // record's key-values, assembled here (forward: mapped rows are in key order in both scan
 // directions). Same range, selectors, batches, limits and continuations as the index scan.
@@ -197,8 +207,19 @@ class RemoteFetchCursor : public RecordCursor<IndexedRawRecord> {
       if (!lastSuffix_) lastSuffix_.emplace();
       lastSuffix_->assign(mapped->key.substr(std::min(prefixLength_, mapped->key.size())));
 
-      RawIndexEntry entry(entries_->batch(), mapped->key, mapped->value,
-                          spec_.indexSubspace.key().size(), spec_.entryPrimaryKeyPositions);
+      // An entry views its batch and keeps it alive. A batch of large records holds every
+      // record's chunks: when a record is assembled out of its chunks (a copy), an entry
+      // viewing the batch would pin them all for as long as the caller keeps the row, doubling
+      // the memory a drained scan holds (docs/benchmarks.md, "indexfetch"). Such entries get
+      // their own copy of their few bytes instead.
+      const bool ownEntry =
+          entries_->batch()->rows.blockBytes() > kPinnedBatchBytes && mapped->rangeRows.size() > 1;
+      RawIndexEntry entry =
+          ownEntry
+              ? RawIndexEntry::copyOf(mapped->key, mapped->value, spec_.indexSubspace.key().size(),
+                                      spec_.entryPrimaryKeyPositions)
+              : RawIndexEntry(entries_->batch(), mapped->key, mapped->value,
+                              spec_.indexSubspace.key().size(), spec_.entryPrimaryKeyPositions);
       std::optional<RawRecord> record = reconstruct(entry, mapped->rangeRows);
       if (!record) {
         if (orphans_ == IndexOrphanBehavior::kError) throwOrphan(entry, "a prefetched");
@@ -253,6 +274,16 @@ class RemoteFetchCursor : public RecordCursor<IndexedRawRecord> {
                                              const fdb::RangeOptions& options) const {
       return context->transaction().getMappedRange(begin, end, mapper, options);
     }
+    // Batches of large records are sized by bytes: ITERATOR mode's byte budgets hold ten of
+    // them a batch (a mapped read maps ten entries at a time), as many round trips as ten
+    // pipelined record loads; this asks for about kMappedBatchBytes a batch instead
+    // (docs/index_fetch.md, "Batches of large records").
+    int nextBatchRows(const fdb::MappedRangeResult& batch) const {
+      if (batch.rows.empty()) return 0;
+      const size_t perEntry = batch.rows.blockBytes() / batch.rows.size();
+      if (perEntry < kLargeMappedEntryBytes) return 0;
+      return static_cast<int>(std::clamp<size_t>(kMappedBatchBytes / perEntry, 10, 1000));
+    }
   };
 
   const IndexScanSpec spec_;
@@ -269,32 +300,169 @@ class RemoteFetchCursor : public RecordCursor<IndexedRawRecord> {
   std::optional<CursorResult<IndexedRawRecord>> stopped_;
 };
 
+// Why remote fetch cannot serve this scan (nullopt: it can), and its mapper when it can.
+// `observations` (if given) caches the mapper of each index.
+std::optional<std::string> whyNotRemote(const IndexScanSpec& spec, const ScanProperties& properties,
+                                        std::optional<fdb::Bytes>* mapperOut = nullptr,
+                                        FetchObservations* observations = nullptr) {
+  const std::vector<int>& positions =
+      spec.entryPrimaryKeyPositions ? *spec.entryPrimaryKeyPositions : std::vector<int>{};
+  if (positions.empty()) {
+    return "remote fetch needs the records' primary key in the index entries (no primary-key "
+           "positions given)";
+  }
+  if (properties.execute.isolation == IsolationLevel::kSnapshot) {
+    return "remote fetch reads are serializable: getMappedRange refuses snapshot reads";
+  }
+  std::optional<fdb::Bytes> mapper;
+  if (observations != nullptr) {
+    fdb::Bytes cacheKey = spec.indexSubspace.key();
+    for (int position : positions) cacheKey.append(reinterpret_cast<const char*>(&position), 4);
+    switch (observations->lookUpMapper(cacheKey, mapperOut)) {
+      case FetchObservations::MapperLookup::kMapper: return std::nullopt;
+      case FetchObservations::MapperLookup::kNone: break;  // explained below
+      case FetchObservations::MapperLookup::kNotCached:
+        mapper = index::remoteFetchMapper(spec.storePrefix, spec.indexSubspace.key(), positions);
+        observations->cacheMapper(cacheKey, mapper);
+    }
+  } else {
+    mapper = index::remoteFetchMapper(spec.storePrefix, spec.indexSubspace.key(), positions);
+  }
+  if (!mapper) {
+    return fmt::format(
+        "remote fetch cannot be used: the store prefix {} (or the index subspace {}) is not a "
+        "tuple the storage server can parse (no nested tuples, UUIDs or big integers)",
+        fdb::printable(spec.storePrefix), fdb::printable(spec.indexSubspace.key()));
+  }
+  if (mapperOut != nullptr) *mapperOut = std::move(mapper);
+  return std::nullopt;
+}
+
 CursorPtr<IndexedRawRecord> remoteFetch(RecordContext& context, const IndexScanSpec& spec,
                                         const TupleRange& range,
                                         const std::optional<fdb::Bytes>& continuation,
                                         const ScanProperties& properties,
-                                        IndexOrphanBehavior orphans) {
-  const std::vector<int>& positions =
-      spec.entryPrimaryKeyPositions ? *spec.entryPrimaryKeyPositions : std::vector<int>{};
-  if (positions.empty()) {
-    throw UnsupportedRemoteFetchIndexException(
-        "remote fetch needs the records' primary key in the index entries (no primary-key "
-        "positions given)");
-  }
-  if (properties.execute.isolation == IsolationLevel::kSnapshot) {
-    throw UnsupportedRemoteFetchIndexException(
-        "remote fetch reads are serializable: getMappedRange refuses snapshot reads");
-  }
-  std::optional<fdb::Bytes> mapper =
-      index::remoteFetchMapper(spec.storePrefix, spec.indexSubspace.key(), positions);
-  if (!mapper) {
-    throw UnsupportedRemoteFetchIndexException(fmt::format(
-        "remote fetch cannot be used: the store prefix {} (or the index subspace {}) is not a "
-        "tuple the storage server can parse (no nested tuples, UUIDs or big integers)",
-        fdb::printable(spec.storePrefix), fdb::printable(spec.indexSubspace.key())));
+                                        IndexOrphanBehavior orphans,
+                                        FetchObservations* observations = nullptr) {
+  std::optional<fdb::Bytes> mapper;
+  if (std::optional<std::string> why = whyNotRemote(spec, properties, &mapper, observations)) {
+    throw UnsupportedRemoteFetchIndexException(*why);
   }
   return std::make_unique<RemoteFetchCursor>(context, spec, range, properties, continuation,
                                              std::move(*mapper), orphans);
+}
+
+// Remote fetch, falling back to scan-and-fetch when it cannot serve the scan or fails once
+// (spec.log is told why). `onFailure` (if set) is told a failure of remote fetch's reads.
+CursorPtr<IndexedRawRecord> remoteFetchWithFallback(
+    RecordContext& context, const IndexScanSpec& spec, const TupleRange& range,
+    const std::optional<fdb::Bytes>& continuation, const ScanProperties& properties,
+    IndexOrphanBehavior orphanBehavior, size_t pipelineSize,
+    std::function<void(const std::string&)> onFailure, FetchObservations* observations) {
+  auto fallback = [&context, spec, range, properties, orphanBehavior, pipelineSize](
+                      const std::optional<fdb::Bytes>& resumeAt, size_t returned) {
+    // Go on from the last value returned: what was skipped and returned is done.
+    ScanProperties rest = properties;
+    if (returned > 0) {
+      rest.execute.skip = 0;
+      const int rowLimit = rest.execute.normalizedRowLimit();
+      // The remote cursor stops at its row limit without reading further, so a failure
+      // leaves at least one row to go.
+      if (rowLimit != 0) {
+        rest.execute.returnedRowLimit = std::max(1, rowLimit - static_cast<int>(returned));
+      }
+    }
+    return scanAndFetch(context, spec, range, resumeAt, rest, orphanBehavior, pipelineSize);
+  };
+  CursorPtr<IndexedRawRecord> remote;
+  try {
+    remote =
+        remoteFetch(context, spec, range, continuation, properties, orphanBehavior, observations);
+  } catch (const std::exception& e) {
+    // Remote fetch cannot serve this scan: the client fetches (docs/format.md, "Index fetch").
+    if (spec.log) {
+      spec.log(std::string("index fetch: remote fetch unavailable, using SCAN_AND_FETCH: ") +
+               e.what());
+    }
+    return fallback(continuation, 0);
+  }
+  std::function<void(const std::string&)> onFallback;
+  if (spec.log || onFailure) {
+    onFallback = [log = spec.log, onFailure = std::move(onFailure)](const std::string& failure) {
+      if (onFailure) onFailure(failure);
+      if (log) log("index fetch: remote fetch failed, continuing with SCAN_AND_FETCH: " + failure);
+    };
+  }
+  return std::make_unique<FallbackCursor<IndexedRawRecord>>(std::move(remote), fallback,
+                                                            continuation, std::move(onFallback));
+}
+
+// Whether a mapped read failed because the backend does not serve mapped reads at all.
+bool isUnsupportedMappedRead(const std::string& failure) {
+  // unsupported_operation (2108): what a client or server without getMappedRange answers.
+  return failure.find("unsupported_operation") != std::string::npos ||
+         failure.find("2108") != std::string::npos;
+}
+
+// Records sampled from an adaptive scan (its first ones) for the store's observations.
+constexpr int kObservedRecordsPerScan = 8;
+
+// The cost model's inputs for a scan (docs/index_fetch.md); `view` from beginScan.
+FetchCostInputs costInputs(const IndexScanSpec& spec, const ScanProperties& properties,
+                           size_t pipelineSize, const FetchObservations::ScanView& view,
+                           bool explain, FetchObservations& observations) {
+  FetchCostInputs inputs;
+  if (std::optional<std::string> why = whyNotRemote(spec, properties, nullptr, &observations)) {
+    inputs.remoteUsable = false;
+    if (explain) inputs.whyNotRemote = std::move(*why);
+  } else if (!view.servesMappedReads) {
+    inputs.remoteUsable = false;
+    inputs.whyNotRemote = "the database does not serve mapped range reads";
+  }
+  inputs.rowLimit = properties.execute.normalizedRowLimit();
+  inputs.expectedRows = spec.expectedRows;
+  if (view.recordSizes) {
+    inputs.averageRecordBytes = view.recordSizes->averageBytes;
+    inputs.splitFraction = view.recordSizes->splitFraction;
+  }
+  inputs.roundTripMicros = view.roundTripMicros.value_or(0);
+  inputs.pipelineSize = pipelineSize;
+  return inputs;
+}
+
+CursorPtr<IndexedRawRecord> adaptiveFetch(RecordContext& context, const IndexScanSpec& spec,
+                                          const TupleRange& range,
+                                          const std::optional<fdb::Bytes>& continuation,
+                                          const ScanProperties& properties,
+                                          IndexOrphanBehavior orphans, size_t pipelineSize) {
+  FetchObservations& observations = fetchObservationsFor(context);
+  const FetchObservations::ScanView view =
+      observations.beginScan(spec.storePrefix, observedRoundTripMicros(context));
+  const FetchChoice choice = chooseIndexFetch(
+      costInputs(spec, properties, pipelineSize, view, false, observations), false);
+  CursorPtr<IndexedRawRecord> cursor;
+  if (choice.method == IndexFetchMethod::kUseRemoteFetch) {
+    cursor = remoteFetchWithFallback(
+        context, spec, range, continuation, properties, orphans, pipelineSize,
+        [&observations](const std::string& failure) {
+          if (isUnsupportedMappedRead(failure)) observations.setServesMappedReads(false);
+        },
+        &observations);
+  } else {
+    cursor = scanAndFetch(context, spec, range, continuation, properties, orphans, pipelineSize);
+  }
+  if (!view.sampleRecords) return cursor;
+  return map(std::move(cursor),
+             [&observations, prefix = spec.storePrefix, seen = 0](IndexedRawRecord&& row) mutable {
+               if (seen < kObservedRecordsPerScan && row.record) {
+                 ++seen;
+                 observations.observeRecord(prefix,
+                                            static_cast<int64_t>(row.record->sizes.keySize) +
+                                                static_cast<int64_t>(row.record->sizes.valueSize),
+                                            row.record->sizes.isSplit);
+               }
+               return std::move(row);
+             });
 }
 
 }  // namespace
@@ -317,41 +485,21 @@ CursorPtr<IndexedRawRecord> scanIndexRecords(
     case IndexFetchMethod::kUseRemoteFetch:
       return remoteFetch(context, spec, range, continuation, properties, orphanBehavior);
     case IndexFetchMethod::kUseRemoteFetchWithFallback: break;
+    case IndexFetchMethod::kAdaptive:
+      return adaptiveFetch(context, spec, range, continuation, properties, orphanBehavior,
+                           pipelineSize);
   }
-  auto fallback = [&context, spec, range, properties, orphanBehavior, pipelineSize](
-                      const std::optional<fdb::Bytes>& resumeAt, size_t returned) {
-    // Go on from the last value returned: what was skipped and returned is done.
-    ScanProperties rest = properties;
-    if (returned > 0) {
-      rest.execute.skip = 0;
-      const int rowLimit = rest.execute.normalizedRowLimit();
-      // The remote cursor stops at its row limit without reading further, so a failure
-      // leaves at least one row to go.
-      if (rowLimit != 0) {
-        rest.execute.returnedRowLimit = std::max(1, rowLimit - static_cast<int>(returned));
-      }
-    }
-    return scanAndFetch(context, spec, range, resumeAt, rest, orphanBehavior, pipelineSize);
-  };
-  CursorPtr<IndexedRawRecord> remote;
-  try {
-    remote = remoteFetch(context, spec, range, continuation, properties, orphanBehavior);
-  } catch (const std::exception& e) {
-    // Remote fetch cannot serve this scan: the client fetches (docs/format.md, "Index fetch").
-    if (spec.log) {
-      spec.log(std::string("index fetch: remote fetch unavailable, using SCAN_AND_FETCH: ") +
-               e.what());
-    }
-    return fallback(continuation, 0);
-  }
-  std::function<void(const std::string&)> onFallback;
-  if (spec.log) {
-    onFallback = [log = spec.log](const std::string& failure) {
-      log("index fetch: remote fetch failed, continuing with SCAN_AND_FETCH: " + failure);
-    };
-  }
-  return std::make_unique<FallbackCursor<IndexedRawRecord>>(std::move(remote), fallback,
-                                                            continuation, std::move(onFallback));
+  return remoteFetchWithFallback(context, spec, range, continuation, properties, orphanBehavior,
+                                 pipelineSize, nullptr, nullptr);
+}
+
+FetchChoice chooseAdaptiveFetch(RecordContext& context, const IndexScanSpec& spec,
+                                const ScanProperties& properties, size_t pipelineSize) {
+  FetchObservations& observations = fetchObservationsFor(context);
+  const FetchObservations::ScanView view =
+      observations.beginScan(spec.storePrefix, observedRoundTripMicros(context));
+  return chooseIndexFetch(costInputs(spec, properties, pipelineSize, view, true, observations),
+                          true);
 }
 
 }  // namespace rl

@@ -2,7 +2,8 @@
 // "Index fetch", "Cursors", "Cursor continuations"): cursors over a VALUE index's entries, and over
 // the records they point to, fetched either by the client (SCAN_AND_FETCH: an index scan, then one
 // pipelined record load per entry) or by the storage server (USE_REMOTE_FETCH: getMappedRange with
-// the Java Record Layer's mapper), or remote with a fallback to the client. Records come back as
+// the Java Record Layer's mapper), or remote with a fallback to the client, or either one chosen
+// per scan (ADAPTIVE: docs/index_fetch.md). Records come back as
 // stored (bytes, inline version, sizes) with their index entry; deserializing them is the record
 // store's job.
 //
@@ -31,6 +32,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -44,6 +46,7 @@
 #include "rl/cursor/cursor.h"
 #include "rl/cursor/execute_properties.h"
 #include "rl/cursor/tuple_range.h"
+#include "rl/index/index_fetch_chooser.h"
 #include "rl/index/index_fetch_method.h"
 #include "rl/index/raw_index_entry.h"
 #include "rl/record/split_helper.h"
@@ -66,8 +69,11 @@ struct IndexScanSpec {
   // The record layout (the store's split_long_records and its legacy unsuffixed form).
   bool splitLongRecords = true;
   bool omitUnsplitSuffix = false;
-  // Told when USE_REMOTE_FETCH_WITH_FALLBACK falls back, and why (nothing if unset).
+  // Told when USE_REMOTE_FETCH_WITH_FALLBACK (or ADAPTIVE's remote choice) falls back, and
+  // why (nothing if unset).
   std::function<void(std::string_view)> log;
+  // The rows the caller expects the scan to return, if it knows (ADAPTIVE's cost model).
+  std::optional<int64_t> expectedRows;
 
   // The spec of the index whose subspace key is `subspaceKey` (by default its name) in the
   // store at `storePrefix`.
@@ -100,5 +106,12 @@ CursorPtr<IndexedRawRecord> scanIndexRecords(
     IndexFetchMethod method = IndexFetchMethod::kScanAndFetch,
     IndexOrphanBehavior orphanBehavior = IndexOrphanBehavior::kError,
     size_t pipelineSize = kDefaultIndexFetchPipelineSize);
+
+// What IndexFetchMethod::kAdaptive would choose for this scan now, and why: the inputs of the
+// cost model (docs/index_fetch.md) from the scan, the store's observed record sizes and the
+// database's round-trip estimate (folding in the round trips `context` has made so far).
+FetchChoice chooseAdaptiveFetch(RecordContext& context, const IndexScanSpec& spec,
+                                const ScanProperties& properties,
+                                size_t pipelineSize = kDefaultIndexFetchPipelineSize);
 
 }  // namespace rl

@@ -8,6 +8,7 @@
 #include "fdb/error.h"
 #include "rl/index/aggregate_index.h"
 #include "rl/index/index_fetch.h"
+#include "rl/index/index_scan_facts.h"
 #include "rl/metadata/metadata_exception.h"
 #include "rl/store/keyspace.h"
 #include "rl/store/record_codec.h"
@@ -422,6 +423,21 @@ CursorPtr<FetchedRecord> RecordStore::scanIndexRecords(
   store::checkScannable(storeIndex);
   return store::scanIndexRecords(*state_, storeIndex, range, continuation, properties, method,
                                  orphanBehavior, pipelineSize);
+}
+
+FetchChoice RecordStore::chooseIndexFetch(std::string_view indexName,
+                                          const ScanProperties& properties, size_t pipelineSize) {
+  StoreIndex& storeIndex = state_->storeIndex(indexName);
+  IndexScanFacts facts = indexScanFacts(*state_, storeIndex);
+  IndexScanSpec spec;
+  spec.storePrefix = std::move(facts.storePrefix);
+  spec.recordsSubspace = std::move(facts.recordsSubspace);
+  spec.indexSubspace = std::move(facts.indexSubspace);
+  spec.entryPrimaryKeyPositions =
+      std::make_shared<const std::vector<int>>(std::move(facts.entryPrimaryKeyPositions));
+  spec.splitLongRecords = facts.splitLongRecords;
+  spec.omitUnsplitSuffix = facts.omitUnsplitRecordSuffix;
+  return chooseAdaptiveFetch(*state_->context, spec, properties, pipelineSize);
 }
 
 CursorPtr<FetchedRecord> store::scanIndexRecords(
