@@ -1,6 +1,8 @@
 #include "rl/index/index_scan_facts.h"
 
+#include <memory>
 #include <span>
+#include <utility>
 
 #include "rl/index/remote_fetch_mapper.h"
 #include "rl/store/record_store_state.h"
@@ -35,6 +37,18 @@ IndexScanFacts indexScanFacts(const RecordStore& store, std::string_view indexNa
   const StoreIndex& storeIndex = state.storeIndex(indexName);
   store::checkScannable(storeIndex);
   return indexScanFacts(state, storeIndex);
+}
+
+IndexScanSpec indexScanSpec(IndexScanFacts facts) {
+  IndexScanSpec spec;
+  spec.storePrefix = std::move(facts.storePrefix);
+  spec.recordsSubspace = std::move(facts.recordsSubspace);
+  spec.indexSubspace = std::move(facts.indexSubspace);
+  spec.entryPrimaryKeyPositions =
+      std::make_shared<const std::vector<int>>(std::move(facts.entryPrimaryKeyPositions));
+  spec.splitLongRecords = facts.splitLongRecords;
+  spec.omitUnsplitSuffix = facts.omitUnsplitRecordSuffix;
+  return spec;
 }
 
 }  // namespace rl

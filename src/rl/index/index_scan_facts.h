@@ -13,6 +13,7 @@
 
 #include "fdb/bytes.h"
 #include "fdb/subspace.h"
+#include "rl/index/index_fetch.h"
 #include "rl/metadata/index.h"
 #include "rl/store/record_store.h"
 
@@ -39,5 +40,8 @@ IndexScanFacts indexScanFacts(const RecordStore::State& state, const StoreIndex&
 // The facts of the index named `indexName` in `store`. Throws ScanNonReadableIndexException
 // as RecordStore::scanIndex does.
 IndexScanFacts indexScanFacts(const RecordStore& store, std::string_view indexName);
+
+// What an index fetch needs of `facts` (its log left unset).
+IndexScanSpec indexScanSpec(IndexScanFacts facts);
 
 }  // namespace rl

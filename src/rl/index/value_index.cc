@@ -159,14 +159,7 @@ class ValueIndexMaintainer : public IndexMaintainer {
           "is not supported; scan the index and load each record instead",
           index().name()));
     }
-    IndexScanSpec spec;
-    spec.storePrefix = std::move(facts.storePrefix);
-    spec.recordsSubspace = std::move(facts.recordsSubspace);
-    spec.indexSubspace = std::move(facts.indexSubspace);
-    spec.entryPrimaryKeyPositions =
-        std::make_shared<const std::vector<int>>(std::move(facts.entryPrimaryKeyPositions));
-    spec.splitLongRecords = facts.splitLongRecords;
-    spec.omitUnsplitSuffix = facts.omitUnsplitRecordSuffix;
+    IndexScanSpec spec = indexScanSpec(std::move(facts));
     spec.log = state.options.logger;
     return rl::scanIndexRecords(*state.context, spec, range, continuation, properties, method,
                                 orphanBehavior, pipelineSize);

@@ -428,15 +428,7 @@ CursorPtr<FetchedRecord> RecordStore::scanIndexRecords(
 FetchChoice RecordStore::chooseIndexFetch(std::string_view indexName,
                                           const ScanProperties& properties, size_t pipelineSize) {
   StoreIndex& storeIndex = state_->storeIndex(indexName);
-  IndexScanFacts facts = indexScanFacts(*state_, storeIndex);
-  IndexScanSpec spec;
-  spec.storePrefix = std::move(facts.storePrefix);
-  spec.recordsSubspace = std::move(facts.recordsSubspace);
-  spec.indexSubspace = std::move(facts.indexSubspace);
-  spec.entryPrimaryKeyPositions =
-      std::make_shared<const std::vector<int>>(std::move(facts.entryPrimaryKeyPositions));
-  spec.splitLongRecords = facts.splitLongRecords;
-  spec.omitUnsplitSuffix = facts.omitUnsplitRecordSuffix;
+  IndexScanSpec spec = indexScanSpec(indexScanFacts(*state_, storeIndex));
   return chooseAdaptiveFetch(*state_->context, spec, properties, pipelineSize);
 }
 
