@@ -132,9 +132,11 @@ struct RowArray {
 };
 
 // The rows of one result together with every byte they view, in one heap block it owns:
-// the rows, then the KeyValueRefs of mapped entries' ranges, then the bytes. Moving keeps
-// every address, so views taken from it stay valid in the moved-to object; copying copies
-// the block and points the copy's views into the new one (one allocation).
+// the rows, then the KeyValueRefs of mapped entries' ranges, then the bytes. A mapped result
+// may also own large values apart (MappedRangeRowsBuilder: each in its own allocation, handed
+// over instead of copied into the block). Moving keeps every address, so views taken from it
+// stay valid in the moved-to object; copying copies every byte into one new block and points
+// the copy's views into it (one allocation).
 template <typename Row>
 class ResultRows : public RowSpan<Row> {
  public:
@@ -145,7 +147,7 @@ class ResultRows : public RowSpan<Row> {
   ResultRows& operator=(ResultRows&& other) noexcept;
   ~ResultRows() = default;  // rows and views have nothing to destroy
 
-  // The size of the block: rows, views and bytes.
+  // The bytes the result holds: its block (rows, views and bytes) and its large values.
   size_t blockBytes() const { return blockBytes_; }
 
   // Turns the rows into an array of T, `fill(row, element)` setting each element from its
@@ -161,7 +163,9 @@ class ResultRows : public RowSpan<Row> {
                   std::is_trivially_default_constructible_v<T> &&
                   std::is_trivially_destructible_v<T>);
     RowArray<T> array;
-    if (refCount_ != 0) throw std::logic_error("intoArray: rows with secondary rows");
+    if (refCount_ != 0 || !largeValues_.empty()) {
+      throw std::logic_error("intoArray: rows with secondary rows");
+    }
     T* out = reinterpret_cast<T*>(block_.get());
     const Row* rows = rowStorage();
     const size_t size = this->size_;
@@ -197,7 +201,10 @@ class ResultRows : public RowSpan<Row> {
   ResultBlock block_;
   size_t blockBytes_ = 0;
   size_t refCount_ = 0;
-  size_t byteCount_ = 0;
+  size_t byteCount_ = 0;  // in the block
+  // Large values held apart from the block (mapped results only; usually none).
+  std::vector<std::unique_ptr<char[]>> largeValues_;
+  size_t largeValueBytes_ = 0;
 };
 
 extern template class ResultRows<KeyValueRef>;
@@ -260,9 +267,12 @@ class MappedRangeRowsBuilder {
   MappedRangeRows build();
 
  private:
+  // Bytes the builder copied: at `offset` of its chunks laid out in one run, or, for a large
+  // value, in an allocation of its own (`large`).
   struct Span {
     size_t offset;
     size_t size;
+    const char* large = nullptr;
   };
   struct Entry {
     Span key, value, rangeBegin, rangeEnd;
@@ -272,21 +282,27 @@ class MappedRangeRowsBuilder {
   struct RangeRow {
     Span key, value;
   };
-  // A piece of the builder's byte buffer. Chunks never move, so a long value is copied
-  // into one once and not again as the buffer grows; no item straddles two chunks.
+  // A piece of the builder's byte buffer. Chunks never move, so bytes are copied into one
+  // once and not again as the buffer grows; no item straddles two chunks.
   struct Chunk {
     std::unique_ptr<char[]> data;
     size_t capacity = 0;
     size_t used = 0;
   };
   static constexpr size_t kChunkBytes = size_t{64} << 10;
+  // Values from this size on get an allocation of their own, which the result takes over:
+  // the records of a remote fetch are copied once here and not again into the result's block
+  // (docs/index_fetch.md, "Batches of large records").
+  static constexpr size_t kLargeValueBytes = size_t{16} << 10;
   Span copy(std::string_view bytes);
 
-  // The bytes in order: chunks_[0 .. current_] (spare chunks kept for reuse follow).
-  // A Span's offset counts every byte before it, as build() lays them out in one run.
+  // The small bytes in order: chunks_[0 .. current_] (spare chunks kept for reuse follow).
+  // A Span's offset counts every small byte before it, as build() lays them out in one run.
   std::vector<Chunk> chunks_;
   size_t current_ = 0;
   size_t byteCount_ = 0;
+  std::vector<std::unique_ptr<char[]>> largeValues_;
+  size_t largeValueBytes_ = 0;
   std::vector<Entry> entries_;
   std::vector<RangeRow> rangeRows_;
 };

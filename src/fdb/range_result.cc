@@ -40,6 +40,36 @@ class Rebase {
   const KeyValueRef* toRefs_;
 };
 
+// Copies every byte views of a result point at, one view after the other, into `to`: how a
+// result whose bytes are not in one run (large values apart) is copied.
+class Flatten {
+ public:
+  Flatten(char* to, const KeyValueRef* fromRefs, const KeyValueRef* toRefs)
+      : next_(to), fromRefs_(fromRefs), toRefs_(toRefs) {}
+
+  std::string_view operator()(std::string_view view) {
+    if (view.empty()) return std::string_view(next_, 0);
+    std::memcpy(next_, view.data(), view.size());
+    next_ += view.size();
+    return std::string_view(next_ - view.size(), view.size());
+  }
+  KeyValueRef operator()(const KeyValueRef& row) {
+    return KeyValueRef{(*this)(row.key), (*this)(row.value)};
+  }
+  // The entry's range rows are already copied (the refs come first): only pointed at.
+  MappedKeyValue operator()(const MappedKeyValue& entry) {
+    return MappedKeyValue{
+        (*this)(entry.key), (*this)(entry.value), (*this)(entry.rangeBegin),
+        (*this)(entry.rangeEnd),
+        KeyValueRefs(toRefs_ + (entry.rangeRows.data() - fromRefs_), entry.rangeRows.size())};
+  }
+
+ private:
+  char* next_;
+  const KeyValueRef* fromRefs_;
+  const KeyValueRef* toRefs_;
+};
+
 // memcpy, for a source that may be null when there is nothing to copy.
 void copyBytes(char* to, const char* from, size_t size) {
   if (size > 0) std::memcpy(to, from, size);
@@ -107,6 +137,17 @@ ResultRows<Row>::ResultRows(size_t rows, size_t refs, size_t bytes) {
 template <typename Row>
 ResultRows<Row>::ResultRows(const ResultRows& other) : RowSpan<Row>() {
   if (other.block_ == nullptr) return;
+  if (!other.largeValues_.empty()) {
+    // Every byte into the copy's one block, view by view.
+    ResultRows copy(other.size_, other.refCount_, other.byteCount_ + other.largeValueBytes_);
+    Flatten flatten(copy.byteStorage(), other.refStorage(), copy.refStorage());
+    for (size_t i = 0; i < other.refCount_; ++i) {
+      new (copy.refStorage() + i) KeyValueRef(flatten(other.refStorage()[i]));
+    }
+    for (size_t i = 0; i < other.size_; ++i) new (copy.rowStorage() + i) Row(flatten(other[i]));
+    *this = std::move(copy);
+    return;
+  }
   ResultRows copy(other.size_, other.refCount_, other.byteCount_);
   copyBytes(copy.byteStorage(), other.byteStorage(), other.byteCount_);
   Rebase rebase(other.byteStorage(), copy.byteStorage(), other.refStorage(), copy.refStorage());
@@ -131,6 +172,9 @@ ResultRows<Row>& ResultRows<Row>::operator=(ResultRows&& other) noexcept {
   blockBytes_ = std::exchange(other.blockBytes_, 0);
   refCount_ = std::exchange(other.refCount_, 0);
   byteCount_ = std::exchange(other.byteCount_, 0);
+  largeValues_ = std::move(other.largeValues_);
+  other.largeValues_.clear();
+  largeValueBytes_ = std::exchange(other.largeValueBytes_, 0);
   return *this;
 }
 
@@ -172,6 +216,14 @@ RangeRows RangeRowsBuilder::build() {
 MappedRangeRowsBuilder::Span MappedRangeRowsBuilder::copy(std::string_view bytes) {
   Span span{byteCount_, bytes.size()};
   if (bytes.empty()) return span;
+  if (bytes.size() >= kLargeValueBytes) {
+    // Not value-initialised: every byte is written next.
+    largeValues_.emplace_back(new char[bytes.size()]);
+    std::memcpy(largeValues_.back().get(), bytes.data(), bytes.size());
+    largeValueBytes_ += bytes.size();
+    span.large = largeValues_.back().get();
+    return span;
+  }
   Chunk* chunk = current_ < chunks_.size() ? &chunks_[current_] : nullptr;
   if (chunk == nullptr || chunk->capacity - chunk->used < bytes.size()) {
     // The next chunk: a spare one if it is large enough, else a new one.
@@ -211,6 +263,8 @@ void MappedRangeRowsBuilder::clear() {
   chunks_.resize(kept);
   current_ = 0;
   byteCount_ = 0;
+  largeValues_.clear();
+  largeValueBytes_ = 0;
   clearKeepingUpTo(entries_, RangeRowsBuilder::kRetainedBytes);
   clearKeepingUpTo(rangeRows_, RangeRowsBuilder::kRetainedBytes);
 }
@@ -225,7 +279,14 @@ MappedRangeRows MappedRangeRowsBuilder::build() {
       copyBytes(next, chunk.data.get(), chunk.used);
       next += chunk.used;
     }
-    auto view = [&](Span span) { return std::string_view(bytes + span.offset, span.size); };
+    // The large values go over as they are: their views point into them.
+    built.blockBytes_ += largeValueBytes_;
+    built.largeValueBytes_ = largeValueBytes_;
+    built.largeValues_ = std::move(largeValues_);
+    largeValues_.clear();
+    auto view = [&](Span span) {
+      return std::string_view(span.large != nullptr ? span.large : bytes + span.offset, span.size);
+    };
     KeyValueRef* refs = built.refStorage();
     for (size_t i = 0; i < rangeRows_.size(); ++i) {
       new (refs + i) KeyValueRef{view(rangeRows_[i].key), view(rangeRows_[i].value)};

@@ -15,14 +15,13 @@ namespace rl {
 namespace {
 
 // The cost model's constants (docs/index_fetch.md, "Cost model"): the client's time per row
-// of each method, per row and per kB of record, and remote fetch's extra time per scan (the
-// mapper), measured on the embedded engine without delay, where a round trip costs only the
-// client's work around it.
+// of each method, per kB of record (the same for both: each copies a record's bytes as often
+// as the other), and remote fetch's extra time per scan (the mapper), measured on the embedded
+// engine without delay, where a round trip costs only the client's work around it.
 constexpr double kScanAndFetchMicrosPerRow = 1.35;
-constexpr double kScanAndFetchMicrosPerKb = 0.13;
 constexpr double kRemoteMicrosPerScan = 1.3;
 constexpr double kRemoteMicrosPerRow = 0.8;
-constexpr double kRemoteMicrosPerKb = 0.19;
+constexpr double kMicrosPerKb = 0.06;
 // An observed round trip includes the client's own work around it (a few microseconds on the
 // embedded engine, already in the constants above): only what exceeds this is waiting.
 constexpr double kClientMicrosPerRoundTrip = 10;
@@ -93,12 +92,12 @@ FetchChoice chooseIndexFetch(const FetchCostInputs& in, bool explain) {
   // first load waits for the first index batch).
   const double safRoundTrips = std::ceil(n / kIndexEntriesPerBatch) + std::ceil(n / pipeline);
   choice.scanAndFetchMicros =
-      safRoundTrips * wait + n * (kScanAndFetchMicrosPerRow + kScanAndFetchMicrosPerKb * kb);
+      safRoundTrips * wait + n * (kScanAndFetchMicrosPerRow + kMicrosPerKb * kb);
   // USE_REMOTE_FETCH: one mapped batch after another.
   const auto remoteRoundTrips =
       static_cast<double>(mappedBatches(rows, recordBytes + kMappedEntryBytes));
   choice.remoteFetchMicros = remoteRoundTrips * wait + kRemoteMicrosPerScan +
-                             n * (kRemoteMicrosPerRow + kRemoteMicrosPerKb * kb);
+                             n * (kRemoteMicrosPerRow + kMicrosPerKb * kb);
 
   choice.method = choice.remoteFetchMicros < choice.scanAndFetchMicros
                       ? IndexFetchMethod::kUseRemoteFetch
