@@ -220,6 +220,19 @@ TEST(RangeResult, CopiesAndMovesWithItsRows) {
 
 // ---- Mapped results -----------------------------------------------------------------
 
+// Every view of every entry lies in the entries' one block.
+void expectEveryViewInside(const MappedRangeRows& entries) {
+  for (const MappedKeyValue& entry : entries) {
+    for (std::string_view view : {entry.key, entry.value, entry.rangeBegin, entry.rangeEnd}) {
+      EXPECT_TRUE(inside(view, entries));
+    }
+    for (const KeyValueRef& row : entry.rangeRows) {
+      EXPECT_TRUE(inside(row.key, entries));
+      EXPECT_TRUE(inside(row.value, entries));
+    }
+  }
+}
+
 MappedRangeRows twoEntries() {
   MappedRangeRowsBuilder builder;
   builder.addEntry("idx/alice", "1", "rec/1/", "rec/10");
@@ -244,15 +257,7 @@ void expectTwoEntries(const MappedRangeRows& entries) {
   EXPECT_EQ(bob.rangeBegin, "rec/2/");
   EXPECT_EQ(bob.rangeEnd, "rec/20");
   EXPECT_TRUE(bob.rangeRows.empty());
-  for (const MappedKeyValue& entry : entries) {
-    for (std::string_view view : {entry.key, entry.value, entry.rangeBegin, entry.rangeEnd}) {
-      EXPECT_TRUE(inside(view, entries));
-    }
-    for (const KeyValueRef& row : entry.rangeRows) {
-      EXPECT_TRUE(inside(row.key, entries));
-      EXPECT_TRUE(inside(row.value, entries));
-    }
-  }
+  expectEveryViewInside(entries);
 }
 
 TEST(MappedRangeRows, BuilderLaysOutEntriesAndTheirRangesInOneBlock) {
@@ -327,15 +332,7 @@ TEST(MappedRangeRows, ACopyOfLargeValuesHoldsEveryByteInItsOwnBlock) {
   EXPECT_EQ(copy.blockBytes(), source->blockBytes());
   source.reset();
   expectEntriesWithLargeValues(copy);
-  for (const MappedKeyValue& entry : copy) {
-    for (std::string_view view : {entry.key, entry.value, entry.rangeBegin, entry.rangeEnd}) {
-      EXPECT_TRUE(inside(view, copy));
-    }
-    for (const KeyValueRef& row : entry.rangeRows) {
-      EXPECT_TRUE(inside(row.key, copy));
-      EXPECT_TRUE(inside(row.value, copy));
-    }
-  }
+  expectEveryViewInside(copy);
 }
 
 TEST(MappedRangeRows, ABuilderClearedBeforeBuildFreesItsLargeValues) {
