@@ -164,7 +164,7 @@ class ResultRows : public RowSpan<Row> {
                   std::is_trivially_destructible_v<T>);
     RowArray<T> array;
     if (refCount_ != 0 || !largeValues_.empty()) {
-      throw std::logic_error("intoArray: rows with secondary rows");
+      throw std::logic_error("intoArray: rows with secondary rows or large values");
     }
     T* out = reinterpret_cast<T*>(block_.get());
     const Row* rows = rowStorage();
@@ -202,9 +202,9 @@ class ResultRows : public RowSpan<Row> {
   size_t blockBytes_ = 0;
   size_t refCount_ = 0;
   size_t byteCount_ = 0;  // in the block
-  // Large values held apart from the block (mapped results only; usually none).
+  // Large values held apart from the block (mapped results only; usually none). blockBytes_
+  // counts their bytes too.
   std::vector<std::unique_ptr<char[]>> largeValues_;
-  size_t largeValueBytes_ = 0;
 };
 
 extern template class ResultRows<KeyValueRef>;

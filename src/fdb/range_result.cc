@@ -139,7 +139,10 @@ ResultRows<Row>::ResultRows(const ResultRows& other) : RowSpan<Row>() {
   if (other.block_ == nullptr) return;
   if (!other.largeValues_.empty()) {
     // Every byte into the copy's one block, view by view.
-    ResultRows copy(other.size_, other.refCount_, other.byteCount_ + other.largeValueBytes_);
+    const size_t blockOnly =
+        other.size_ * sizeof(Row) + other.refCount_ * sizeof(KeyValueRef) + other.byteCount_;
+    ResultRows copy(other.size_, other.refCount_,
+                    other.byteCount_ + (other.blockBytes_ - blockOnly));
     Flatten flatten(copy.byteStorage(), other.refStorage(), copy.refStorage());
     for (size_t i = 0; i < other.refCount_; ++i) {
       new (copy.refStorage() + i) KeyValueRef(flatten(other.refStorage()[i]));
@@ -174,7 +177,6 @@ ResultRows<Row>& ResultRows<Row>::operator=(ResultRows&& other) noexcept {
   byteCount_ = std::exchange(other.byteCount_, 0);
   largeValues_ = std::move(other.largeValues_);
   other.largeValues_.clear();
-  largeValueBytes_ = std::exchange(other.largeValueBytes_, 0);
   return *this;
 }
 
@@ -281,7 +283,6 @@ MappedRangeRows MappedRangeRowsBuilder::build() {
     }
     // The large values go over as they are: their views point into them.
     built.blockBytes_ += largeValueBytes_;
-    built.largeValueBytes_ = largeValueBytes_;
     built.largeValues_ = std::move(largeValues_);
     largeValues_.clear();
     auto view = [&](Span span) {
