@@ -134,10 +134,17 @@ TEST(FetchObservationsTest, RunningAveragesFollowWhatIsObserved) {
   EXPECT_FALSE(observations.recordSizes("b"));
 
   EXPECT_TRUE(observations.servesMappedReads());
+  EXPECT_FALSE(observations.mappedReadsConfirmed());
+  observations.setServesMappedReads(true);
+  EXPECT_TRUE(observations.mappedReadsConfirmed());
+  EXPECT_TRUE(observations.beginScan("a", std::nullopt).mappedReadsConfirmed);
   observations.setServesMappedReads(false);
   EXPECT_FALSE(observations.servesMappedReads());
+  EXPECT_FALSE(observations.mappedReadsConfirmed());
+  EXPECT_FALSE(observations.beginScan("a", std::nullopt).servesMappedReads);
   observations.clear();
   EXPECT_TRUE(observations.servesMappedReads());
+  EXPECT_FALSE(observations.mappedReadsConfirmed());
   EXPECT_FALSE(observations.roundTripMicros());
 }
 
@@ -224,11 +231,12 @@ TEST_F(AdaptiveFetchTest, SameRowsOrderAndContinuationsAsTheFixedMethods) {
   int choseRemote = 0;
   int choseScan = 0;
   for (int round = 0; round < 12; ++round) {
-    // Alternate the observations so that both choices are exercised: a long round trip, or a
-    // database taken not to serve mapped reads.
+    // Alternate the observations so that both choices are exercised: a long round trip on a
+    // database not yet known to serve mapped reads (remote fetch with its fallback) or known
+    // to (without), or a database taken not to serve them.
     observations().clear();
     for (int i = 0; i < 10; ++i) observations().observeRoundTrip(5'000);
-    observations().setServesMappedReads(round % 2 == 1);
+    if (round % 3 != 0) observations().setServesMappedReads(round % 3 == 1);
     int low = bound(random);
     int high = bound(random);
     if (low > high) std::swap(low, high);
@@ -266,9 +274,16 @@ TEST_F(AdaptiveFetchTest, ChoiceFollowsTheObservations) {
   const rl::ScanProperties properties(execute, false);
   // A long round trip: remote fetch.
   for (int i = 0; i < 10; ++i) observations().observeRoundTrip(5'000);
+  EXPECT_FALSE(observations().mappedReadsConfirmed());
   Page page = scan(IndexFetchMethod::kAdaptive, rl::TupleRange::all(), properties, std::nullopt);
   EXPECT_GT(page.trips.mappedRangeReads, 0);
   EXPECT_EQ(page.trips.rangeReads, 0);
+  // Its mapped reads succeeded: the next remote scans go without a fallback.
+  EXPECT_TRUE(observations().mappedReadsConfirmed());
+  const Page again =
+      scan(IndexFetchMethod::kAdaptive, rl::TupleRange::all(), properties, std::nullopt);
+  EXPECT_EQ(again.rows, page.rows);
+  EXPECT_GT(again.trips.mappedRangeReads, 0);
   // The scan observed the store's records.
   ASSERT_TRUE(observations().recordSizes(storePrefix));
   EXPECT_GT(observations().recordSizes(storePrefix)->observed, 0);
@@ -290,6 +305,40 @@ TEST_F(AdaptiveFetchTest, ChoiceFollowsTheObservations) {
   choice = rl::chooseAdaptiveFetch(context, spec, rl::ScanProperties(snapshot, false));
   EXPECT_EQ(choice.method, kScan);
   EXPECT_NE(choice.reason.find("snapshot"), std::string::npos) << choice.reason;
+}
+
+// A transaction that refuses mapped reads (read-your-writes disabled: 2108
+// unsupported_operation, as a backend without getMappedRange answers): the adaptive scan falls
+// back to scan-and-fetch with the same rows, and later scans no longer try remote fetch.
+TEST_F(AdaptiveFetchTest, FallsBackWhereMappedReadsAreRefused) {
+  std::mt19937 random(11);
+  fill(random, 30);
+  const rl::ScanProperties properties(rl::ExecuteProperties{}, false);
+  const Page expected = scan(kScan, rl::TupleRange::all(), properties, std::nullopt);
+  for (int i = 0; i < 10; ++i) observations().observeRoundTrip(5'000);
+  auto refusing = [&] {
+    RecordContext context(db);
+    context.transaction().setOption(fdb::TransactionOption::kReadYourWritesDisable);
+    auto cursor = rl::scanIndexRecords(context, spec, rl::TupleRange::all(), std::nullopt,
+                                       properties, IndexFetchMethod::kAdaptive);
+    std::vector<Bytes> keys;
+    while (true) {
+      auto result = cursor->next();
+      if (!result.hasValue()) break;
+      keys.emplace_back(result.value().entry.rawKey());
+    }
+    return std::pair(keys, context.transaction().roundTrips());
+  };
+  std::vector<Bytes> expectedKeys;
+  for (const Row& row : expected.rows) expectedKeys.push_back(row.indexKey);
+  auto [keys, trips] = refusing();
+  EXPECT_EQ(keys, expectedKeys);
+  EXPECT_FALSE(observations().servesMappedReads());
+  EXPECT_FALSE(observations().mappedReadsConfirmed());
+  // Known not to serve them: scan-and-fetch from the start, no mapped read tried.
+  std::tie(keys, trips) = refusing();
+  EXPECT_EQ(keys, expectedKeys);
+  EXPECT_EQ(trips.mappedRangeReads, 0);
 }
 
 TEST_F(AdaptiveFetchTest, EachDatabaseHasItsOwnObservations) {

@@ -84,6 +84,7 @@ class FetchObservations {
     std::optional<double> roundTripMicros;
     std::optional<RecordSizes> recordSizes;
     bool servesMappedReads = true;
+    bool mappedReadsConfirmed = false;  // a mapped read of an adaptive scan succeeded
     bool sampleRecords = false;
   };
   ScanView beginScan(std::string_view storePrefix, std::optional<double> roundTrip);
@@ -95,6 +96,10 @@ class FetchObservations {
   // Whether the database serves mapped range reads: true until a mapped read failed as
   // unsupported (or a test says otherwise).
   bool servesMappedReads() const;
+  // Whether it is known to serve them: an adaptive scan's mapped read succeeded (adaptive
+  // scans then use remote fetch without a fallback to scan-and-fetch).
+  bool mappedReadsConfirmed() const;
+  // Known to serve them (true) or not to (false).
   void setServesMappedReads(bool serves);
 
   // Remote fetch's mapper of an index (by a key naming the index and its primary-key
@@ -112,7 +117,8 @@ class FetchObservations {
   mutable std::mutex mutex_;
   std::optional<double> roundTripMicros_;
   std::map<std::string, RecordSizes, std::less<>> stores_;
-  bool servesMappedReads_ = true;
+  enum class MappedReads { kUnknown, kServed, kUnsupported };
+  MappedReads mappedReads_ = MappedReads::kUnknown;
   std::map<std::string, std::optional<std::string>, std::less<>> mappers_;
 };
 

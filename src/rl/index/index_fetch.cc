@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <memory>
 #include <utility>
 
 #include "fdb/error.h"
@@ -316,7 +317,9 @@ std::optional<std::string> whyNotRemote(const IndexScanSpec& spec, const ScanPro
   }
   std::optional<fdb::Bytes> mapper;
   if (observations != nullptr) {
-    fdb::Bytes cacheKey = spec.indexSubspace.key();
+    // Built in place each scan: a thread's key keeps its capacity (no allocation per scan).
+    thread_local fdb::Bytes cacheKey;
+    cacheKey.assign(spec.indexSubspace.key());
     for (int position : positions) cacheKey.append(reinterpret_cast<const char*>(&position), 4);
     switch (observations->lookUpMapper(cacheKey, mapperOut)) {
       case FetchObservations::MapperLookup::kMapper: return std::nullopt;
@@ -441,20 +444,34 @@ CursorPtr<IndexedRawRecord> adaptiveFetch(RecordContext& context, const IndexSca
   const FetchChoice choice = chooseIndexFetch(
       costInputs(spec, properties, pipelineSize, view, false, observations), false);
   CursorPtr<IndexedRawRecord> cursor;
-  if (choice.method == IndexFetchMethod::kUseRemoteFetch) {
+  // Set when remote fetch failed and scan-and-fetch took over (rows after that do not confirm
+  // that the database serves mapped reads).
+  std::shared_ptr<bool> remoteFailed;
+  if (choice.method != IndexFetchMethod::kUseRemoteFetch) {
+    cursor = scanAndFetch(context, spec, range, continuation, properties, orphans, pipelineSize);
+  } else if (view.mappedReadsConfirmed) {
+    // Known to serve mapped reads: no fallback layer between the caller and each row.
+    cursor = remoteFetch(context, spec, range, continuation, properties, orphans, &observations);
+  } else {
+    remoteFailed = std::make_shared<bool>(false);
     cursor = remoteFetchWithFallback(
         context, spec, range, continuation, properties, orphans, pipelineSize,
-        [&observations](const std::string& failure) {
+        [&observations, remoteFailed](const std::string& failure) {
+          *remoteFailed = true;
           if (isUnsupportedMappedRead(failure)) observations.setServesMappedReads(false);
         },
         &observations);
-  } else {
-    cursor = scanAndFetch(context, spec, range, continuation, properties, orphans, pipelineSize);
   }
-  if (!view.sampleRecords) return cursor;
+  if (!view.sampleRecords && !remoteFailed) return cursor;
   return map(std::move(cursor),
-             [&observations, prefix = spec.storePrefix, seen = 0](IndexedRawRecord&& row) mutable {
-               if (seen < kObservedRecordsPerScan && row.record) {
+             [&observations, prefix = spec.storePrefix, sample = view.sampleRecords, remoteFailed,
+              seen = 0](IndexedRawRecord&& row) mutable {
+               if (remoteFailed && !*remoteFailed) {
+                 // A row from a mapped read: the database serves them.
+                 observations.setServesMappedReads(true);
+                 remoteFailed.reset();
+               }
+               if (sample && seen < kObservedRecordsPerScan && row.record) {
                  ++seen;
                  observations.observeRecord(prefix,
                                             static_cast<int64_t>(row.record->sizes.keySize) +

@@ -124,7 +124,8 @@ FetchObservations::ScanView FetchObservations::beginScan(std::string_view storeP
   if (roundTrip) observeRoundTripLocked(*roundTrip);
   ScanView view;
   view.roundTripMicros = roundTripMicros_;
-  view.servesMappedReads = servesMappedReads_;
+  view.servesMappedReads = mappedReads_ != MappedReads::kUnsupported;
+  view.mappedReadsConfirmed = mappedReads_ == MappedReads::kServed;
   auto it = stores_.find(storePrefix);
   if (it == stores_.end()) {
     view.sampleRecords = true;
@@ -176,12 +177,17 @@ void FetchObservations::observeRecord(std::string_view storePrefix, int64_t byte
 
 bool FetchObservations::servesMappedReads() const {
   std::lock_guard lock(mutex_);
-  return servesMappedReads_;
+  return mappedReads_ != MappedReads::kUnsupported;
+}
+
+bool FetchObservations::mappedReadsConfirmed() const {
+  std::lock_guard lock(mutex_);
+  return mappedReads_ == MappedReads::kServed;
 }
 
 void FetchObservations::setServesMappedReads(bool serves) {
   std::lock_guard lock(mutex_);
-  servesMappedReads_ = serves;
+  mappedReads_ = serves ? MappedReads::kServed : MappedReads::kUnsupported;
 }
 
 FetchObservations::MapperLookup FetchObservations::lookUpMapper(
@@ -206,7 +212,7 @@ void FetchObservations::clear() {
   mappers_.clear();
   roundTripMicros_.reset();
   stores_.clear();
-  servesMappedReads_ = true;
+  mappedReads_ = MappedReads::kUnknown;
 }
 
 FetchObservations& fetchObservationsFor(RecordContext& context) {
@@ -219,15 +225,28 @@ FetchObservations& fetchObservationsFor(RecordContext& context) {
   static FetchObservations* shared = new FetchObservations();
   const std::shared_ptr<fdb::DatabaseBackend>& database = context.databaseBackend();
   if (database == nullptr) return *shared;
-  std::lock_guard lock(mutex);
-  for (auto it = entries->begin(); it != entries->end();) {
-    std::shared_ptr<fdb::DatabaseBackend> held = it->database.lock();
-    if (held == database) return *it->observations;
-    // A database gone: its observations go too (nobody can ask for them again).
-    it = held == nullptr ? entries->erase(it) : it + 1;
-  }
-  entries->push_back(Entry{database, std::make_unique<FetchObservations>()});
-  return *entries->back().observations;
+  // The thread's last answer, while its database lives (its entry is erased only once the
+  // database is gone): no lock and no reference count on the scan path.
+  struct LastFound {
+    const fdb::DatabaseBackend* database = nullptr;
+    std::weak_ptr<fdb::DatabaseBackend> alive;
+    FetchObservations* observations = nullptr;
+  };
+  thread_local LastFound last;
+  if (last.database == database.get() && !last.alive.expired()) return *last.observations;
+  FetchObservations& found = [&]() -> FetchObservations& {
+    std::lock_guard lock(mutex);
+    for (auto it = entries->begin(); it != entries->end();) {
+      std::shared_ptr<fdb::DatabaseBackend> held = it->database.lock();
+      if (held == database) return *it->observations;
+      // A database gone: its observations go too (nobody can ask for them again).
+      it = held == nullptr ? entries->erase(it) : it + 1;
+    }
+    entries->push_back(Entry{database, std::make_unique<FetchObservations>()});
+    return *entries->back().observations;
+  }();
+  last = LastFound{database.get(), database, &found};
+  return found;
 }
 
 std::optional<double> observedRoundTripMicros(RecordContext& context) {
