@@ -19,6 +19,7 @@
 int main(int argc, char** argv) {
   using namespace rl;
   using namespace rl::bench;
+  retainFreedHeapForLargeRecords();
   const std::string which = argc > 1 ? argv[1] : "remote";
   const int scans = argc > 2 ? std::atoi(argv[2]) : 10;
   const IndexFetchMethod method =

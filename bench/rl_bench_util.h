@@ -41,6 +41,7 @@
 #include "rl/metadata/key_expression.h"
 #include "rl/metadata/metadata.h"
 #include "rl/metadata/metadata_builder.h"
+#include "rl/record/heap_retention.h"
 
 namespace rl::bench {
 
@@ -164,6 +165,12 @@ inline void addLoadAverageContext() {
         "load average at start",
         std::to_string(load[0]) + " " + std::to_string(load[1]) + " " + std::to_string(load[2]));
   }
+}
+
+// The suites read large records: they keep freed heap as the `rl` command line does
+// (rl/record/heap_retention.h) and record what was set in the run's context.
+inline void retainFreedHeapForLargeRecords() {
+  benchmark::AddCustomContext("heap retention", rl::retainFreedHeap().detail);
 }
 
 inline AllocationCounts operator+(const AllocationCounts& a, const AllocationCounts& b) {

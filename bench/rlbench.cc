@@ -681,6 +681,7 @@ void registerAll() {
 }  // namespace rl::bench
 
 int main(int argc, char** argv) {
+  rl::bench::retainFreedHeapForLargeRecords();
   rl::bench::registerAll();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -9,9 +9,14 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
+#include "rl/record/heap_retention.h"
 #include "version.h"
 
 int main(int argc, char** argv) {
+  // Scans of large records reuse the memory the previous batch freed instead of faulting it in
+  // again (docs/benchmarks.md, "Large records and the allocator"); the environment's own
+  // malloc settings win.
+  rl::retainFreedHeap();
   CLI::App app{"rl: RecordLayer for C++ — a record store on FoundationDB semantics"};
   app.require_subcommand(1);
   app.set_version_flag("--version", rl::cli::versionText(),
