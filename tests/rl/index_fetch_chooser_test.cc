@@ -307,6 +307,52 @@ TEST_F(AdaptiveFetchTest, ChoiceFollowsTheObservations) {
   EXPECT_NE(choice.reason.find("snapshot"), std::string::npos) << choice.reason;
 }
 
+// Once the observations are settled, a thread's next scans of the same index reuse the choice
+// (no record sampled) for up to 15 scans, and not once the observations change.
+TEST_F(AdaptiveFetchTest, SettledChoiceIsReusedUntilTheObservationsChange) {
+  std::mt19937 random(5);
+  fill(random, 30);
+  const rl::ScanProperties properties(rl::ExecuteProperties{}, false);
+  for (int i = 0; i < 10; ++i) observations().observeRoundTrip(5'000);
+  observations().setServesMappedReads(true);
+  for (int i = 0; i < rl::FetchObservations::kSettledRecords; ++i) {
+    observations().observeRecord(storePrefix, 100, false);
+  }
+  const Page first = scan(IndexFetchMethod::kAdaptive, rl::TupleRange::all(), properties, {});
+  EXPECT_GT(first.trips.mappedRangeReads, 0);
+  const int64_t observed = observations().recordSizes(storePrefix)->observed;
+  for (int i = 0; i < 15; ++i) {
+    const Page again = scan(IndexFetchMethod::kAdaptive, rl::TupleRange::all(), properties, {});
+    ASSERT_EQ(again, first) << "scan " << i;
+    ASSERT_GT(again.trips.mappedRangeReads, 0);
+  }
+  EXPECT_EQ(observations().recordSizes(storePrefix)->observed, observed);
+  // The reuse ran out: this scan chooses afresh and samples its records.
+  EXPECT_EQ(scan(IndexFetchMethod::kAdaptive, rl::TupleRange::all(), properties, {}), first);
+  EXPECT_GT(observations().recordSizes(storePrefix)->observed, observed);
+
+  // A change of the observations is followed by the very next scan.
+  EXPECT_GT(scan(IndexFetchMethod::kAdaptive, rl::TupleRange::all(), properties, {})
+                .trips.mappedRangeReads,
+            0);
+  observations().setServesMappedReads(false);
+  Page page = scan(IndexFetchMethod::kAdaptive, rl::TupleRange::all(), properties, {});
+  EXPECT_EQ(page.trips.mappedRangeReads, 0);
+  EXPECT_EQ(page.rows, first.rows);
+  observations().setServesMappedReads(true);
+  page = scan(IndexFetchMethod::kAdaptive, rl::TupleRange::all(), properties, {});
+  EXPECT_GT(page.trips.mappedRangeReads, 0);
+  // Another row limit is another choice: one row costs too little to wait for.
+  rl::ExecuteProperties one;
+  one.returnedRowLimit = 1;
+  for (int i = 0; i < 50; ++i) observations().observeRoundTrip(0);
+  page =
+      scan(IndexFetchMethod::kAdaptive, rl::TupleRange::all(), rl::ScanProperties(one, false), {});
+  EXPECT_EQ(page.trips.mappedRangeReads, 0);
+  ASSERT_EQ(page.rows.size(), 1u);
+  EXPECT_EQ(page.rows[0].indexKey, first.rows[0].indexKey);
+}
+
 // A transaction that refuses mapped reads (read-your-writes disabled: 2108
 // unsupported_operation, as a backend without getMappedRange answers): the adaptive scan falls
 // back to scan-and-fetch with the same rows, and later scans no longer try remote fetch.

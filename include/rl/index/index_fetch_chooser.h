@@ -10,14 +10,17 @@
 //
 // The observations (round trips of a database, record sizes of a store) live in one
 // FetchObservations per database, found with fetchObservationsFor(context): a running
-// round-trip estimate fed by every adaptive scan from its own transaction's round trips so
-// far, and per store a running average of the records' stored sizes fed by the records the
-// scans return.
+// round-trip estimate fed by the adaptive scans that choose afresh from their own
+// transaction's round trips so far, and per store a running average of the records' stored
+// sizes fed by the records the scans return. A thread reuses its last choice for the same
+// index while the observations are settled and unchanged (docs/index_fetch.md, "What a choice
+// costs").
 //
 // Thread-safety: chooseIndexFetch is a pure function; FetchObservations is safe to use from
 // any thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -74,19 +77,22 @@ class FetchObservations {
     double averageBytes = 0;
     double splitFraction = 0;
     int64_t observed = 0;  // records
-    int64_t scans = 0;     // scans that began once some were observed
   };
 
-  // What a scan starting now knows, under one lock: folds in `roundTrip` (if any) first, and
-  // says whether the scan should sample its records (every scan until the store has 64
-  // records observed, then one in 16).
+  // What a scan starting now knows, under one lock: folds in `roundTrip` (if any) first.
   struct ScanView {
     std::optional<double> roundTripMicros;
     std::optional<RecordSizes> recordSizes;
     bool servesMappedReads = true;
     bool mappedReadsConfirmed = false;  // a mapped read of an adaptive scan succeeded
-    bool sampleRecords = false;
+    // The round trip is known and the store has kSettledRecords records observed: a choice
+    // made from this view may be reused (see generation()) and records need sampling only
+    // now and then; before, every scan samples its records.
+    bool settled = false;
+    uint64_t generation = 0;  // generation() when the view was taken
   };
+  // Records a store needs observed before its views are settled.
+  static constexpr int64_t kSettledRecords = 64;
   ScanView beginScan(std::string_view storePrefix, std::optional<double> roundTrip);
   // The store's records (by store prefix), if any were observed.
   std::optional<RecordSizes> recordSizes(std::string_view storePrefix) const;
@@ -111,9 +117,20 @@ class FetchObservations {
   // Forgets everything (tests).
   void clear();
 
+  // Changes whenever what a choice depends on changes (a round trip or record observed, the
+  // mapped reads' status, clear()): a choice made from a view of generation g still holds
+  // while generation() == g. Read without the lock.
+  uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+  // Unique among the observations of this process (a pointer may be reused).
+  uint64_t id() const { return id_; }
+
  private:
   void observeRoundTripLocked(double micros);
+  void changedLocked() { generation_.fetch_add(1, std::memory_order_release); }
 
+  static uint64_t nextId();
+  const uint64_t id_ = nextId();
+  std::atomic<uint64_t> generation_{0};
   mutable std::mutex mutex_;
   std::optional<double> roundTripMicros_;
   std::map<std::string, RecordSizes, std::less<>> stores_;

@@ -433,16 +433,83 @@ FetchCostInputs costInputs(const IndexScanSpec& spec, const ScanProperties& prop
   return inputs;
 }
 
+// An adaptive scan's choice, reused by the thread's next scans of the same index with the same
+// limits while the database's observations stay as they were (their generation), up to
+// kReusedChoiceScans scans: the choice then costs a few comparisons instead of two locked
+// lookups, a clock read and the cost model (docs/index_fetch.md, "What a choice costs").
+constexpr int kReusedChoiceScans = 15;
+
+struct ReusedChoice {
+  uint64_t observationsId = 0;  // 0: nothing held
+  uint64_t generation = 0;
+  fdb::Bytes storePrefix;
+  fdb::Bytes indexSubspace;
+  std::shared_ptr<const std::vector<int>> positions;
+  IsolationLevel isolation = IsolationLevel::kSerializable;
+  int rowLimit = 0;
+  std::optional<int64_t> expectedRows;
+  size_t pipelineSize = 0;
+  int scansLeft = 0;
+  IndexFetchMethod method = IndexFetchMethod::kScanAndFetch;
+  bool mappedReadsConfirmed = false;
+  std::optional<fdb::Bytes> mapper;  // remote fetch's, when it was chosen
+
+  bool holdsFor(const FetchObservations& observations, const IndexScanSpec& spec,
+                const ScanProperties& properties, size_t pipeline) const {
+    const auto samePositions = [&] {
+      if (positions == spec.entryPrimaryKeyPositions) return true;
+      return positions && spec.entryPrimaryKeyPositions &&
+             *positions == *spec.entryPrimaryKeyPositions;
+    };
+    return observationsId == observations.id() && generation == observations.generation() &&
+           rowLimit == properties.execute.normalizedRowLimit() &&
+           isolation == properties.execute.isolation && pipelineSize == pipeline &&
+           expectedRows == spec.expectedRows && storePrefix == spec.storePrefix &&
+           indexSubspace == spec.indexSubspace.key() && samePositions();
+  }
+};
+
 CursorPtr<IndexedRawRecord> adaptiveFetch(RecordContext& context, const IndexScanSpec& spec,
                                           const TupleRange& range,
                                           const std::optional<fdb::Bytes>& continuation,
                                           const ScanProperties& properties,
                                           IndexOrphanBehavior orphans, size_t pipelineSize) {
   FetchObservations& observations = fetchObservationsFor(context);
+  thread_local ReusedChoice reused;
+  if (reused.scansLeft > 0 && reused.holdsFor(observations, spec, properties, pipelineSize)) {
+    --reused.scansLeft;
+    if (reused.method != IndexFetchMethod::kUseRemoteFetch) {
+      return scanAndFetch(context, spec, range, continuation, properties, orphans, pipelineSize);
+    }
+    if (reused.mappedReadsConfirmed && reused.mapper) {
+      return std::make_unique<RemoteFetchCursor>(context, spec, range, properties, continuation,
+                                                 *reused.mapper, orphans);
+    }
+  }
+  // Choose afresh: fold in the round trip, sample the records (while the store is young, or
+  // when the reused choice ran out), and remember the choice when the view is settled.
+  const bool expired = reused.scansLeft == 0 && reused.observationsId == observations.id();
   const FetchObservations::ScanView view =
       observations.beginScan(spec.storePrefix, observedRoundTripMicros(context));
   const FetchChoice choice = chooseIndexFetch(
       costInputs(spec, properties, pipelineSize, view, false, observations), false);
+  const bool sampleRecords = !view.settled || expired;
+  reused.observationsId = 0;
+  if (view.settled) {
+    reused.observationsId = observations.id();
+    reused.generation = view.generation;
+    reused.storePrefix.assign(spec.storePrefix);
+    reused.indexSubspace.assign(spec.indexSubspace.key());
+    reused.positions = spec.entryPrimaryKeyPositions;
+    reused.isolation = properties.execute.isolation;
+    reused.rowLimit = properties.execute.normalizedRowLimit();
+    reused.expectedRows = spec.expectedRows;
+    reused.pipelineSize = pipelineSize;
+    reused.scansLeft = kReusedChoiceScans;
+    reused.method = choice.method;
+    reused.mappedReadsConfirmed = view.mappedReadsConfirmed;
+    reused.mapper.reset();
+  }
   CursorPtr<IndexedRawRecord> cursor;
   // Set when remote fetch failed and scan-and-fetch took over (rows after that do not confirm
   // that the database serves mapped reads).
@@ -451,7 +518,13 @@ CursorPtr<IndexedRawRecord> adaptiveFetch(RecordContext& context, const IndexSca
     cursor = scanAndFetch(context, spec, range, continuation, properties, orphans, pipelineSize);
   } else if (view.mappedReadsConfirmed) {
     // Known to serve mapped reads: no fallback layer between the caller and each row.
-    cursor = remoteFetch(context, spec, range, continuation, properties, orphans, &observations);
+    std::optional<fdb::Bytes> mapper;
+    if (std::optional<std::string> why = whyNotRemote(spec, properties, &mapper, &observations)) {
+      throw UnsupportedRemoteFetchIndexException(*why);
+    }
+    if (view.settled) reused.mapper = *mapper;
+    cursor = std::make_unique<RemoteFetchCursor>(context, spec, range, properties, continuation,
+                                                 std::move(*mapper), orphans);
   } else {
     remoteFailed = std::make_shared<bool>(false);
     cursor = remoteFetchWithFallback(
@@ -462,24 +535,23 @@ CursorPtr<IndexedRawRecord> adaptiveFetch(RecordContext& context, const IndexSca
         },
         &observations);
   }
-  if (!view.sampleRecords && !remoteFailed) return cursor;
-  return map(std::move(cursor),
-             [&observations, prefix = spec.storePrefix, sample = view.sampleRecords, remoteFailed,
-              seen = 0](IndexedRawRecord&& row) mutable {
-               if (remoteFailed && !*remoteFailed) {
-                 // A row from a mapped read: the database serves them.
-                 observations.setServesMappedReads(true);
-                 remoteFailed.reset();
-               }
-               if (sample && seen < kObservedRecordsPerScan && row.record) {
-                 ++seen;
-                 observations.observeRecord(prefix,
-                                            static_cast<int64_t>(row.record->sizes.keySize) +
-                                                static_cast<int64_t>(row.record->sizes.valueSize),
-                                            row.record->sizes.isSplit);
-               }
-               return std::move(row);
-             });
+  if (!sampleRecords && !remoteFailed) return cursor;
+  return map(std::move(cursor), [&observations, prefix = spec.storePrefix, sampleRecords,
+                                 remoteFailed, seen = 0](IndexedRawRecord&& row) mutable {
+    if (remoteFailed && !*remoteFailed) {
+      // A row from a mapped read: the database serves them.
+      observations.setServesMappedReads(true);
+      remoteFailed.reset();
+    }
+    if (sampleRecords && seen < kObservedRecordsPerScan && row.record) {
+      ++seen;
+      observations.observeRecord(prefix,
+                                 static_cast<int64_t>(row.record->sizes.keySize) +
+                                     static_cast<int64_t>(row.record->sizes.valueSize),
+                                 row.record->sizes.isSplit);
+    }
+    return std::move(row);
+  });
 }
 
 }  // namespace

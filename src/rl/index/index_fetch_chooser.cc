@@ -44,10 +44,6 @@ constexpr double kRoundTripWeight = 0.2;
 constexpr double kRecordWeight = 0.05;
 // Records assumed when none were observed.
 constexpr double kAssumedRecordBytes = 200;
-// A store's records are sampled by every scan until this many were, then by one scan in
-// kSampledScanInterval.
-constexpr int64_t kAlwaysSampledRecords = 64;
-constexpr int64_t kSampledScanInterval = 16;
 // Mappers cached per database (forgotten all at once past this many).
 constexpr size_t kCachedMappers = 1000;
 
@@ -126,15 +122,12 @@ FetchObservations::ScanView FetchObservations::beginScan(std::string_view storeP
   view.roundTripMicros = roundTripMicros_;
   view.servesMappedReads = mappedReads_ != MappedReads::kUnsupported;
   view.mappedReadsConfirmed = mappedReads_ == MappedReads::kServed;
+  view.generation = generation_.load(std::memory_order_relaxed);
   auto it = stores_.find(storePrefix);
-  if (it == stores_.end()) {
-    view.sampleRecords = true;
-    return view;
-  }
-  RecordSizes& sizes = it->second;
+  if (it == stores_.end()) return view;
+  const RecordSizes& sizes = it->second;
   if (sizes.observed > 0) view.recordSizes = sizes;
-  view.sampleRecords =
-      sizes.observed < kAlwaysSampledRecords || ++sizes.scans % kSampledScanInterval == 0;
+  view.settled = roundTripMicros_.has_value() && sizes.observed >= kSettledRecords;
   return view;
 }
 
@@ -149,6 +142,7 @@ void FetchObservations::observeRoundTrip(double micros) {
 }
 
 void FetchObservations::observeRoundTripLocked(double micros) {
+  changedLocked();
   roundTripMicros_ = roundTripMicros_
                          ? (1 - kRoundTripWeight) * *roundTripMicros_ + kRoundTripWeight * micros
                          : micros;
@@ -173,6 +167,7 @@ void FetchObservations::observeRecord(std::string_view storePrefix, int64_t byte
   sizes.averageBytes += weight * (static_cast<double>(bytes) - sizes.averageBytes);
   sizes.splitFraction += weight * ((split ? 1.0 : 0.0) - sizes.splitFraction);
   ++sizes.observed;
+  changedLocked();
 }
 
 bool FetchObservations::servesMappedReads() const {
@@ -187,7 +182,9 @@ bool FetchObservations::mappedReadsConfirmed() const {
 
 void FetchObservations::setServesMappedReads(bool serves) {
   std::lock_guard lock(mutex_);
-  mappedReads_ = serves ? MappedReads::kServed : MappedReads::kUnsupported;
+  const MappedReads status = serves ? MappedReads::kServed : MappedReads::kUnsupported;
+  if (status != mappedReads_) changedLocked();
+  mappedReads_ = status;
 }
 
 FetchObservations::MapperLookup FetchObservations::lookUpMapper(
@@ -213,6 +210,12 @@ void FetchObservations::clear() {
   roundTripMicros_.reset();
   stores_.clear();
   mappedReads_ = MappedReads::kUnknown;
+  changedLocked();
+}
+
+uint64_t FetchObservations::nextId() {
+  static std::atomic<uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
 FetchObservations& fetchObservationsFor(RecordContext& context) {
