@@ -185,6 +185,27 @@ TEST_F(KeyValueCursorTest, SkipUsesKeySelectorsInBothDirections) {
   EXPECT_EQ(scan(range, ScanProperties(execute)).keys, ints({2, 3}));
 }
 
+// A continuation outside the scan's range (another scan's, or arbitrary bytes) resumes at
+// the range's edge: the scan never returns a key outside its range.
+TEST_F(KeyValueCursorTest, AContinuationOutsideTheRangeResumesAtItsEdge) {
+  rl::ExecuteProperties execute;
+  const TupleRange range = TupleRange::between(Tuple{3}, Tuple{6});
+  // Raw suffixes after what every key of the range shares (the subspace and the integer type
+  // code 0x15): (1) and (8).
+  const Bytes below = fromHex("01");
+  const Bytes above = fromHex("08");
+  const rl::ContinuationFormat raw = rl::ContinuationFormat::kRaw;
+  EXPECT_EQ(scan(range, ScanProperties(execute), below, raw).keys,
+            (std::vector<Tuple>{Tuple{3}, Tuple{4}, Tuple{5}, Tuple{5, "x"}}));
+  EXPECT_EQ(scan(range, ScanProperties(execute), above, raw).keys, std::vector<Tuple>{});
+  EXPECT_EQ(scan(range, ScanProperties(execute, true), above, raw).keys,
+            (std::vector<Tuple>{Tuple{5, "x"}, Tuple{5}, Tuple{4}, Tuple{3}}));
+  EXPECT_EQ(scan(range, ScanProperties(execute, true), below, raw).keys, std::vector<Tuple>{});
+  // Inside the range it resumes just after the position, as always.
+  EXPECT_EQ(scan(range, ScanProperties(execute), fromHex("04"), raw).keys,
+            (std::vector<Tuple>{Tuple{5}, Tuple{5, "x"}}));
+}
+
 TEST_F(KeyValueCursorTest, ReturnLimitVersusSourceExhausted) {
   rl::ExecuteProperties execute;
   execute.returnedRowLimit = 3;

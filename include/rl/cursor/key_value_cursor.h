@@ -110,7 +110,6 @@ class KeyValueCursor : public RecordCursor<fdb::KeyValueRef> {
 
   Continuation continuationHere() const;
 
-  RecordContext* context_;
   ContinuationFormat format_;
   size_t prefixLength_ = 0;
   fdb::KeyRange byteRange_;

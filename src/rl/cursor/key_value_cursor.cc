@@ -41,6 +41,9 @@ KeyValueScanBounds KeyValueScanBounds::of(const fdb::Subspace& subspace,
   bounds.prefixLength = prefix;
 
   if (continuation) {
+    // A continuation names a position inside the range; one outside it (another scan's, or
+    // arbitrary bytes) resumes at the range's edge, so a scan never reads outside its range.
+    const fdb::KeyRange whole = TupleRange::toRange(low, high, lowType, highType);
     fdb::Bytes suffix = unwrapKeyValueContinuation(*continuation);
     fdb::Bytes resumeKey = low.substr(0, prefix) + suffix;
     bounds.resumedSuffix = std::move(suffix);
@@ -51,8 +54,14 @@ KeyValueScanBounds KeyValueScanBounds::of(const fdb::Subspace& subspace,
       low = std::move(resumeKey);
       lowType = EndpointType::kContinuation;
     }
+    bounds.byteRange = TupleRange::toRange(low, high, lowType, highType);
+    fdb::KeyRange& range = bounds.byteRange;
+    if (range.begin < whole.begin) range.begin = whole.begin;
+    if (range.end > whole.end) range.end = whole.end;
+    if (range.begin > range.end) range.begin = range.end;
+  } else {
+    bounds.byteRange = TupleRange::toRange(low, high, lowType, highType);
   }
-  bounds.byteRange = TupleRange::toRange(low, high, lowType, highType);
 
   bounds.begin = fdb::KeySelector::firstGreaterOrEqual(bounds.byteRange.begin);
   bounds.end = fdb::KeySelector::firstGreaterOrEqual(bounds.byteRange.end);
@@ -71,7 +80,7 @@ KeyValueCursor::KeyValueCursor(RecordContext& context, const fdb::Subspace& subs
                                const KeyEndpoints& endpoints, const ScanProperties& properties,
                                const std::optional<fdb::Bytes>& continuation,
                                ContinuationFormat format)
-    : context_(&context), format_(format), limits_(context.createTime(), properties.execute) {
+    : format_(format), limits_(context.createTime(), properties.execute) {
   KeyValueScanBounds bounds = KeyValueScanBounds::of(subspace, endpoints, properties, continuation);
   prefixLength_ = bounds.prefixLength;
   byteRange_ = std::move(bounds.byteRange);
