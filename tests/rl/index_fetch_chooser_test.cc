@@ -353,6 +353,29 @@ TEST_F(AdaptiveFetchTest, SettledChoiceIsReusedUntilTheObservationsChange) {
   EXPECT_EQ(page.rows[0].indexKey, first.rows[0].indexKey);
 }
 
+// The fixed remote methods build an index's mapper once per database too: after one scan it is
+// cached, and the next scans find it there.
+TEST_F(AdaptiveFetchTest, FixedRemoteFetchCachesTheMapper) {
+  std::mt19937 random(3);
+  fill(random, 10);
+  const rl::ScanProperties properties(rl::ExecuteProperties{}, false);
+  std::string key(spec.indexSubspace.key());
+  for (int position : *spec.entryPrimaryKeyPositions) {
+    key.append(reinterpret_cast<const char*>(&position), 4);
+  }
+  EXPECT_EQ(observations().lookUpMapper(key, nullptr),
+            rl::FetchObservations::MapperLookup::kNotCached);
+  const Page first = scan(kRemote, rl::TupleRange::all(), properties, {});
+  std::optional<std::string> mapper;
+  EXPECT_EQ(observations().lookUpMapper(key, &mapper),
+            rl::FetchObservations::MapperLookup::kMapper);
+  EXPECT_TRUE(mapper.has_value());
+  EXPECT_EQ(scan(kRemote, rl::TupleRange::all(), properties, {}), first);
+  EXPECT_EQ(
+      scan(IndexFetchMethod::kUseRemoteFetchWithFallback, rl::TupleRange::all(), properties, {}),
+      first);
+}
+
 // A transaction that refuses mapped reads (read-your-writes disabled: 2108
 // unsupported_operation, as a backend without getMappedRange answers): the adaptive scan falls
 // back to scan-and-fetch with the same rows, and later scans no longer try remote fetch.

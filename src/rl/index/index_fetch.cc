@@ -572,14 +572,16 @@ CursorPtr<IndexedRawRecord> scanIndexRecords(
       return scanAndFetch(context, spec, range, continuation, properties, orphanBehavior,
                           pipelineSize);
     case IndexFetchMethod::kUseRemoteFetch:
-      return remoteFetch(context, spec, range, continuation, properties, orphanBehavior);
+      // The mapper of each index is built once per database (FetchObservations caches it).
+      return remoteFetch(context, spec, range, continuation, properties, orphanBehavior,
+                         &fetchObservationsFor(context));
     case IndexFetchMethod::kUseRemoteFetchWithFallback: break;
     case IndexFetchMethod::kAdaptive:
       return adaptiveFetch(context, spec, range, continuation, properties, orphanBehavior,
                            pipelineSize);
   }
   return remoteFetchWithFallback(context, spec, range, continuation, properties, orphanBehavior,
-                                 pipelineSize, nullptr, nullptr);
+                                 pipelineSize, nullptr, &fetchObservationsFor(context));
 }
 
 FetchChoice chooseAdaptiveFetch(RecordContext& context, const IndexScanSpec& spec,
