@@ -101,6 +101,7 @@ inline std::string checkStoredRecords(std::string_view input) {
   // What was saved whole, by primary key (an int 0-7), and the keys something else touched.
   std::map<int64_t, std::pair<std::string, std::optional<RecordVersion>>> saved;
   std::set<int64_t> touched;
+  bool damaged = false;  // any key written or cleared other than by a whole save
   const uint8_t readFlags = in.byte();
   const RecordScanLayout layout{.splitLongRecords = true,
                                 .omitUnsplitSuffix = false,
@@ -128,6 +129,7 @@ inline std::string checkStoredRecords(std::string_view input) {
             const uint8_t code = in.byte();
             const int64_t pk = code >> 5;  // 0-7
             const fdb::Bytes prefix = records.pack(fdb::Tuple{pk});
+            damaged = damaged || ((code & 7) >= 2 && (code & 7) <= 6);
             switch (code & 7) {
               case 0:
               case 1: {  // a record as the store saves it, split when long
@@ -234,7 +236,10 @@ inline std::string checkStoredRecords(std::string_view input) {
   auto [whole, unexpected] = scan(std::nullopt, properties);
   if (!unexpected.empty()) return unexpected;
   // Resumed after each row it returned: the rest of the same scan (when the scan succeeded).
-  if (whole.error.empty()) {
+  // Only over undamaged layouts: on a damaged one (say an unsplit value and a chunk of the
+  // same record) the scan may still fail or not depending on where it resumes (a known
+  // inconsistency of KeyValueUnsplitter; docs/architecture.md, "Fuzzing").
+  if (whole.error.empty() && !damaged) {
     for (size_t k = 0; k < whole.rows.size() && k < 8; ++k) {
       auto [rest, restUnexpected] = scan(whole.rows[k].continuation, properties);
       if (!restUnexpected.empty()) return restUnexpected;

@@ -430,7 +430,14 @@ class Parser {
   Comparison compareWith(ComparisonType type, std::string_view after) {
     skipSpace();
     if (lookingAt('$')) return Comparison::ofParameter(type, parseParameter());
-    return Comparison::of(type, parseLiteral(after));
+    const size_t literalAt = pos_;
+    auto literal = parseLiteral(after);
+    try {
+      return Comparison::of(type, std::move(literal));
+    } catch (const RecordCoreArgumentException& e) {
+      // A literal the comparison cannot take (STARTS WITH 42): an error at the literal.
+      failAt(literalAt, e.what(), pos_ - literalAt);
+    }
   }
 
   std::string parseParameter() {
