@@ -17,8 +17,8 @@ TEST(CliFuzzCorpus, BackupFileCorpusHoldsItsProperties) {
   EXPECT_GE(replayCorpus("backup_file", rl::fuzz::checkBackupFile), 6);
 }
 
-// The checks catch what they look for: a decoder answer outside the property fails them.
-TEST(CliFuzzCorpus, ChecksRefuseWhatTheyShould) {
+// Inputs the decoders refuse still hold the properties: refused the way the checks allow.
+TEST(CliFuzzCorpus, RefusedInputsHoldTheProperties) {
   // A bad escape is refused with the character named: the property holds.
   EXPECT_EQ(rl::fuzz::checkPrintable("ab\\xZZ"), "");
   EXPECT_EQ(rl::fuzz::checkPrintable("orders\\x00\\x15*"), "");

@@ -1,16 +1,7 @@
 // libFuzzer target: checkBackupFile (cli_checks.h) on every input.
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-
 #include "fuzz/cli_checks.h"
+#include "fuzz/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::string failure =
-      rl::fuzz::checkBackupFile(std::string_view(reinterpret_cast<const char*>(data), size));
-  if (!failure.empty()) {
-    std::fprintf(stderr, "backup_file_fuzz: %s\n", failure.c_str());
-    std::abort();
-  }
-  return 0;
+  return rl::fuzz::runCheck("backup_file_fuzz", rl::fuzz::checkBackupFile, data, size);
 }

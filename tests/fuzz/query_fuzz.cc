@@ -1,16 +1,7 @@
 // libFuzzer target: checkQuery (query_checks.h) on every input.
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-
+#include "fuzz/fuzz_target.h"
 #include "fuzz/query_checks.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::string failure =
-      rl::fuzz::checkQuery(std::string_view(reinterpret_cast<const char*>(data), size));
-  if (!failure.empty()) {
-    std::fprintf(stderr, "query_fuzz: %s\n", failure.c_str());
-    std::abort();
-  }
-  return 0;
+  return rl::fuzz::runCheck("query_fuzz", rl::fuzz::checkQuery, data, size);
 }
